@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * klpc.h - the klpc live patching API for patch modules
+ *
+ * klpc mirrors the upstream 6.1 <linux/livepatch.h> API with every klp_
+ * identifier renamed klpc_: the kernel's built-in livepatch exports the
+ * klp_ names, so a module loaded next to it needs names of its own.
+ * Patch modules that are written against the upstream API can include
+ * <klpc-compat.h> instead of <linux/livepatch.h>.
+ */
+
+#ifndef _KLPC_H_
+#define _KLPC_H_
+
+#include <linux/module.h>
+#include <linux/kobject.h>
+#include <linux/list.h>
+#include <linux/completion.h>
+#include <linux/workqueue.h>
+
+/* task patch states, as seen by the per-task consistency model */
+#define KLPC_UNDEFINED	-1
+#define KLPC_UNPATCHED	 0
+#define KLPC_PATCHED	 1
+
+/**
+ * struct klpc_func - one function to be replaced
+ * @old_name:	name of the function to be patched
+ * @new_func:	pointer to the replacement function
+ * @old_sympos: 1-based position of @old_name among the equally named symbols
+ *		of its object, for local symbols that are not unique; 0 means
+ *		the name must be unique in the object
+ * @old_func:	resolved address of @old_name
+ * @old_ip:	ftrace location of @old_func (where klpc redirects it)
+ * @kobj:	kobject for sysfs resources
+ * @node:	list node for klpc_object func_list
+ * @stack_node:	list node in the func stack of the address being patched
+ * @old_size:	size of the old function
+ * @new_size:	size of the new function
+ * @nop:	temporary patch to use the original code again; dyn. allocated
+ * @patched:	the func has been added to the func stack of its address
+ * @transition: the func is currently being applied or reverted
+ *
+ * The internal fields are owned by klpc and must not be touched by patch
+ * modules.
+ */
+struct klpc_func {
+	/* external */
+	const char *old_name;
+	void *new_func;
+	unsigned long old_sympos;
+
+	/* internal */
+	void *old_func;
+	unsigned long old_ip;
+	struct kobject kobj;
+	struct list_head node;
+	struct list_head stack_node;
+	unsigned long old_size, new_size;
+	bool nop;
+	bool patched;
+	bool transition;
+};
+
+struct klpc_object;
+
+/**
+ * struct klpc_callbacks - pre/post live-(un)patch callback structure
+ * @pre_patch:		executed before code patching
+ * @post_patch:		executed after code patching
+ * @pre_unpatch:	executed before code unpatching
+ * @post_unpatch:	executed after code unpatching
+ * @post_unpatch_enabled:	flag indicating if post-unpatch callback
+ *				should run
+ *
+ * All callbacks are optional.  Only the pre-patch callback may fail; when it
+ * does, the object is not patched.
+ */
+struct klpc_callbacks {
+	int (*pre_patch)(struct klpc_object *obj);
+	void (*post_patch)(struct klpc_object *obj);
+	void (*pre_unpatch)(struct klpc_object *obj);
+	void (*post_unpatch)(struct klpc_object *obj);
+	bool post_unpatch_enabled;
+};
+
+/**
+ * struct klpc_object - kernel object (vmlinux or a module) to be patched
+ * @name:	module name (or NULL for vmlinux)
+ * @funcs:	function entries for functions to be patched in the object,
+ *		terminated by an all-zero entry
+ * @callbacks:	functions to be executed pre/post (un)patching
+ * @kobj:	kobject for sysfs resources
+ * @func_list:	dynamic list of the function entries
+ * @node:	list node for klpc_patch obj_list
+ * @mod:	kernel module associated with the patched object
+ *		(NULL for vmlinux, or when the module is not loaded)
+ * @dynamic:	temporary object for nop functions; dynamically allocated
+ * @patched:	the object's funcs have been added to the func stacks
+ */
+struct klpc_object {
+	/* external */
+	const char *name;
+	struct klpc_func *funcs;
+	struct klpc_callbacks callbacks;
+
+	/* internal */
+	struct kobject kobj;
+	struct list_head func_list;
+	struct list_head node;
+	struct module *mod;
+	bool dynamic;
+	bool patched;
+};
+
+/**
+ * struct klpc_state - state of the system modified by the livepatch
+ * @id:		system state identifier (non-zero)
+ * @version:	version of the change
+ * @data:	custom data
+ */
+struct klpc_state {
+	unsigned long id;
+	unsigned int version;
+	void *data;
+};
+
+/**
+ * struct klpc_patch - patch structure for live patching
+ * @mod:	reference to the live patch module
+ * @objs:	object entries for kernel objects to be patched, terminated by
+ *		an all-zero entry
+ * @states:	system states that can get modified
+ * @replace:	replace all actively used patches
+ * @list:	list node for the global list of registered patches
+ * @kobj:	kobject for sysfs resources
+ * @obj_list:	dynamic list of the object entries
+ * @enabled:	the patch is enabled (but operation may be incomplete)
+ * @forced:	was involved in a forced transition
+ * @going:	the patch module is being removed; the patch is unregistering
+ * @free_work:	patch cleanup from workqueue-context
+ * @finish:	for waiting till it is safe to remove the patch module
+ */
+struct klpc_patch {
+	/* external */
+	struct module *mod;
+	struct klpc_object *objs;
+	struct klpc_state *states;
+	bool replace;
+
+	/* internal */
+	struct list_head list;
+	struct kobject kobj;
+	struct list_head obj_list;
+	bool enabled;
+	bool forced;
+	bool going;
+	struct work_struct free_work;
+	struct completion finish;
+};
+
+#define klpc_for_each_object_static(patch, obj) \
+	for (obj = (patch)->objs; obj->funcs || obj->name; obj++)
+
+#define klpc_for_each_object_safe(patch, obj, tmp_obj)		\
+	list_for_each_entry_safe(obj, tmp_obj, &(patch)->obj_list, node)
+
+#define klpc_for_each_object(patch, obj)	\
+	list_for_each_entry(obj, &(patch)->obj_list, node)
+
+#define klpc_for_each_func_static(obj, func) \
+	for (func = (obj)->funcs; \
+	     func->old_name || func->new_func || func->old_sympos; \
+	     func++)
+
+#define klpc_for_each_func_safe(obj, func, tmp_func)			\
+	list_for_each_entry_safe(func, tmp_func, &(obj)->func_list, node)
+
+#define klpc_for_each_func(obj, func)	\
+	list_for_each_entry(func, &(obj)->func_list, node)
+
+int klpc_enable_patch(struct klpc_patch *patch);
+
+#endif /* _KLPC_H_ */

@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * core.c - klpc patch registration, enabling and disabling
+ *
+ * A patch module calls klpc_enable_patch() from its init function: the
+ * patch is checked, its symbols resolved, its sysfs directory created and
+ * it is enabled, or the load fails with nothing left behind.  Afterwards
+ * the patch is controlled through /sys/kernel/klpc/<patch>/enabled and is
+ * unregistered when its module is removed, which klpc only allows while
+ * the patch is disabled.
+ *
+ * A patch is enabled or disabled; its objects and funcs are patched or
+ * unpatched.  The two differ while a transition is in progress.
+ */
+
+#define pr_fmt(fmt) "klpc: " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/list.h>
+#include <linux/kallsyms.h>
+#include <linux/ftrace.h>
+
+#include "core.h"
+#include "kallsyms.h"
+#include "patch.h"
+#include "transition.h"
+
+DEFINE_MUTEX(klpc_mutex);
+LIST_HEAD(klpc_patches);
+
+static const char *klpc_name(struct klpc_patch *patch)
+{
+	return patch->mod->name;
+}
+
+/**
+ * klpc_first_func_name() - name of the first function a patch replaces
+ * @patch:	the patch
+ *
+ * Return: the name, for messages about the patch as a whole.
+ */
+const char *klpc_first_func_name(struct klpc_patch *patch)
+{
+	struct klpc_object *obj;
+	struct klpc_func *func;
+
+	klpc_for_each_object(patch, obj)
+		klpc_for_each_func(obj, func)
+			return func->old_name;
+	return "";
+}
+
+/* Checks that need no lock: the patch module's own tables. */
+static int klpc_check_patch(struct klpc_patch *patch)
+{
+	struct klpc_object *obj;
+	struct klpc_func *func;
+
+	if (!patch || !patch->mod || !patch->objs) {
+		pr_err("invalid patch: no module or no objects\n");
+		return -EINVAL;
+	}
+	klpc_for_each_object_static(patch, obj) {
+		if (!obj->funcs || !(obj->funcs->old_name || obj->funcs->new_func)) {
+			pr_err("patch '%s': object '%s' has no functions\n",
+			       klpc_name(patch), klpc_obj_name(obj));
+			return -EINVAL;
+		}
+		klpc_for_each_func_static(obj, func) {
+			if (func->old_name && func->new_func)
+				continue;
+			pr_err("patch '%s': object '%s': function '%s' has no %s\n",
+			       klpc_name(patch), klpc_obj_name(obj),
+			       func->old_name ?: "(null)",
+			       func->old_name ? "new_func" : "old_name");
+			return -EINVAL;
+		}
+	}
+	if (obj == patch->objs) {
+		pr_err("patch '%s' has no objects\n", klpc_name(patch));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void klpc_init_patch_early(struct klpc_patch *patch)
+{
+	struct klpc_object *obj;
+	struct klpc_func *func;
+
+	INIT_LIST_HEAD(&patch->list);
+	INIT_LIST_HEAD(&patch->obj_list);
+	klpc_sysfs_init_patch(patch);
+	patch->enabled = false;
+	patch->forced = false;
+	patch->going = false;
+	init_completion(&patch->finish);
+
+	klpc_for_each_object_static(patch, obj) {
+		INIT_LIST_HEAD(&obj->func_list);
+		obj->mod = NULL;
+		obj->patched = false;
+		list_add_tail(&obj->node, &patch->obj_list);
+		klpc_for_each_func_static(obj, func) {
+			func->patched = false;
+			func->transition = false;
+			list_add_tail(&func->node, &obj->func_list);
+		}
+	}
+}
+
+static int klpc_resolve_func(struct klpc_patch *patch, struct klpc_object *obj,
+			     struct klpc_func *func)
+{
+	unsigned long addr, offset;
+	int ret;
+
+	ret = klpc_find_symbol(obj->name, func->old_name, func->old_sympos,
+			       &addr);
+	if (ret) {
+		pr_err("patch '%s': object '%s': function '%s' %s (%d)\n",
+		       klpc_name(patch), klpc_obj_name(obj), func->old_name,
+		       ret == -EINVAL ? "is ambiguous, set old_sympos" :
+		       func->old_sympos ? "not found at that old_sympos" :
+		       "not found", ret);
+		return ret;
+	}
+	func->old_func = (void *)addr;
+
+	if (!klpc_ksyms.lookup_size_offset(addr, &func->old_size, &offset) ||
+	    !klpc_ksyms.lookup_size_offset((unsigned long)func->new_func,
+					   &func->new_size, &offset)) {
+		pr_err("patch '%s': object '%s': function '%s' has no size\n",
+		       klpc_name(patch), klpc_obj_name(obj), func->old_name);
+		return -ENOENT;
+	}
+
+	func->old_ip = klpc_ksyms.ftrace_location(addr);
+	if (!func->old_ip || func->old_ip >= addr + func->old_size) {
+		pr_err("patch '%s': object '%s': function '%s' cannot be traced by ftrace (-EINVAL)\n",
+		       klpc_name(patch), klpc_obj_name(obj), func->old_name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Resolve the funcs of an object whose code is present. */
+static int klpc_init_object_loaded(struct klpc_patch *patch,
+				   struct klpc_object *obj)
+{
+	struct klpc_func *func, *other;
+	int ret;
+
+	klpc_for_each_func(obj, func) {
+		ret = klpc_resolve_func(patch, obj, func);
+		if (ret)
+			return ret;
+		klpc_for_each_func(obj, other) {
+			if (other == func)
+				break;
+			if (other->old_ip != func->old_ip)
+				continue;
+			pr_err("patch '%s': object '%s': function '%s' is patched twice (-EINVAL)\n",
+			       klpc_name(patch), klpc_obj_name(obj),
+			       func->old_name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void klpc_free_object_loaded(struct klpc_object *obj)
+{
+	struct klpc_func *func;
+
+	obj->mod = NULL;
+	klpc_for_each_func(obj, func) {
+		func->old_func = NULL;
+		func->old_ip = 0;
+	}
+}
+
+/*
+ * A module object counts as loaded from MODULE_STATE_COMING on: its ftrace
+ * records exist then, and the coming notifier skips objects found here.
+ * A module that is going is left to the going notifier.  The notifiers
+ * take klpc_mutex, so obj->mod stays valid while the caller holds it.
+ */
+static void klpc_find_object_module(struct klpc_object *obj)
+{
+	struct module *mod;
+
+	if (!klpc_is_module(obj))
+		return;
+	preempt_disable();
+	mod = klpc_ksyms.find_module(obj->name);
+	if (mod && (mod->state == MODULE_STATE_COMING ||
+		    mod->state == MODULE_STATE_LIVE))
+		obj->mod = mod;
+	preempt_enable();
+}
+
+static int klpc_init_patch(struct klpc_patch *patch)
+{
+	struct klpc_object *obj;
+	struct klpc_func *func;
+	int ret;
+
+	ret = klpc_sysfs_add_patch(patch);
+	if (ret)
+		return ret;
+
+	klpc_for_each_object(patch, obj) {
+		ret = klpc_sysfs_add_object(patch, obj);
+		if (ret)
+			return ret;
+		klpc_for_each_func(obj, func) {
+			ret = klpc_sysfs_add_func(obj, func);
+			if (ret)
+				return ret;
+		}
+		klpc_find_object_module(obj);
+		if (klpc_is_object_loaded(obj)) {
+			ret = klpc_init_object_loaded(patch, obj);
+			if (ret)
+				return ret;
+		}
+	}
+	list_add_tail(&patch->list, &klpc_patches);
+	return 0;
+}
+
+/* Start unregistering: no new operation may find the patch. */
+static void klpc_free_patch_start(struct klpc_patch *patch)
+{
+	patch->going = true;
+	if (!list_empty(&patch->list))
+		list_del_init(&patch->list);
+}
+
+/*
+ * Drop the sysfs directory and wait until nothing uses the patch, so that
+ * the patch module's memory can go.  Called without klpc_mutex: removing a
+ * sysfs file waits for writers of it, which take klpc_mutex.
+ */
+static void klpc_free_patch_finish(struct klpc_patch *patch)
+{
+	struct klpc_object *obj, *tmp_obj;
+	struct klpc_func *func, *tmp_func;
+
+	klpc_for_each_object_safe(patch, obj, tmp_obj) {
+		klpc_for_each_func_safe(obj, func, tmp_func) {
+			list_del(&func->node);
+			kobject_put(&func->kobj);
+		}
+		list_del(&obj->node);
+		kobject_put(&obj->kobj);
+	}
+	kobject_put(&patch->kobj);
+	wait_for_completion(&patch->finish);
+}
+
+static int __klpc_enable_patch(struct klpc_patch *patch)
+{
+	struct klpc_object *obj;
+	int ret;
+
+	pr_notice("enabling patch '%s'\n", klpc_name(patch));
+	klpc_init_transition(patch, KLPC_PATCHED);
+	/* func->transition must be set before the funcs enter the stacks */
+	smp_wmb();
+
+	klpc_for_each_object(patch, obj) {
+		if (!klpc_is_object_loaded(obj))
+			continue;
+		ret = klpc_pre_patch_callback(obj);
+		if (ret) {
+			pr_warn("patch '%s': pre-patch callback failed for object '%s' (%d)\n",
+				klpc_name(patch), klpc_obj_name(obj), ret);
+			goto err;
+		}
+	}
+
+	ret = klpc_patch_objects(patch);
+	if (ret)
+		goto err;
+
+	klpc_start_transition();
+	patch->enabled = true;
+	klpc_try_complete_transition();
+	return 0;
+err:
+	pr_warn("failed to enable patch '%s'\n", klpc_name(patch));
+	klpc_cancel_transition();
+	return ret;
+}
+
+static int __klpc_disable_patch(struct klpc_patch *patch)
+{
+	struct klpc_object *obj;
+
+	klpc_init_transition(patch, KLPC_UNPATCHED);
+	klpc_for_each_object(patch, obj)
+		if (obj->patched)
+			klpc_pre_unpatch_callback(obj);
+	smp_wmb();
+
+	klpc_start_transition();
+	patch->enabled = false;
+	klpc_try_complete_transition();
+	return 0;
+}
+
+/* Only the first disabled patch may be enabled: all below it are enabled. */
+static struct klpc_patch *klpc_disabled_below(struct klpc_patch *patch)
+{
+	struct klpc_patch *other;
+
+	list_for_each_entry(other, &klpc_patches, list) {
+		if (other == patch)
+			break;
+		if (!other->enabled)
+			return other;
+	}
+	return NULL;
+}
+
+/* Only the most recently enabled patch may be disabled. */
+static struct klpc_patch *klpc_enabled_above(struct klpc_patch *patch)
+{
+	struct klpc_patch *other = patch;
+
+	list_for_each_entry_continue(other, &klpc_patches, list)
+		if (other->enabled)
+			return other;
+	return NULL;
+}
+
+static int klpc_enable_registered(struct klpc_patch *patch)
+{
+	struct klpc_patch *below = klpc_disabled_below(patch);
+	int ret;
+
+	if (below) {
+		pr_warn("patch '%s': cannot enable, patch '%s' below it is disabled (-EBUSY)\n",
+			klpc_name(patch), klpc_name(below));
+		return -EBUSY;
+	}
+	/* an enabled patch pins its module */
+	if (!try_module_get(patch->mod))
+		return -ENODEV;
+	ret = __klpc_enable_patch(patch);
+	if (ret)
+		module_put(patch->mod);
+	return ret;
+}
+
+/**
+ * klpc_set_enabled() - enable or disable a registered patch
+ * @patch:	the patch
+ * @enable:	the new state
+ *
+ * Return: 0; -EINVAL if the patch is already in that state; -EBUSY if a
+ * transition is in progress or the stacking order forbids it; or an error
+ * from enabling, with the patch left disabled.
+ */
+int klpc_set_enabled(struct klpc_patch *patch, bool enable)
+{
+	struct klpc_patch *above;
+	int ret = -EINVAL;
+
+	mutex_lock(&klpc_mutex);
+	if (patch->going) {
+		ret = -ENODEV;
+	} else if (patch->enabled == enable) {
+		pr_warn("patch '%s' is already %s\n", klpc_name(patch),
+			enable ? "enabled" : "disabled");
+	} else if (klpc_transition_patch) {
+		pr_warn("patch '%s': cannot %s, patch '%s' is in transition (-EBUSY)\n",
+			klpc_name(patch), enable ? "enable" : "disable",
+			klpc_name(klpc_transition_patch));
+		ret = -EBUSY;
+	} else if (enable) {
+		ret = klpc_enable_registered(patch);
+	} else {
+		above = klpc_enabled_above(patch);
+		if (above) {
+			pr_warn("patch '%s': cannot disable, patch '%s' above it is enabled (-EBUSY)\n",
+				klpc_name(patch), klpc_name(above));
+			ret = -EBUSY;
+		} else {
+			ret = __klpc_disable_patch(patch);
+		}
+	}
+	mutex_unlock(&klpc_mutex);
+	return ret;
+}
+
+/**
+ * klpc_enable_patch() - register and enable a live patch
+ * @patch:	patch to be enabled, owned by the calling patch module
+ *
+ * Called from the init function of a patch module.  Resolves the symbols
+ * of every loaded object, creates /sys/kernel/klpc/<patch>/ and starts the
+ * patching transition.  Objects that are modules not loaded yet are
+ * patched when they load.  The patch module cannot be removed while the
+ * patch is enabled; removing it after disabling unregisters the patch.
+ *
+ * Return: 0 on success; otherwise an error, with nothing registered or
+ * patched, which the caller returns from its init function.
+ */
+int klpc_enable_patch(struct klpc_patch *patch)
+{
+	struct klpc_patch *below;
+	int ret;
+
+	ret = klpc_check_patch(patch);
+	if (ret)
+		return ret;
+
+	mutex_lock(&klpc_mutex);
+	if (klpc_transition_patch) {
+		pr_err("patch '%s': cannot enable, patch '%s' is in transition (-EBUSY)\n",
+		       klpc_name(patch), klpc_name(klpc_transition_patch));
+		ret = -EBUSY;
+		goto unlock;
+	}
+	below = list_empty(&klpc_patches) ? NULL :
+		list_last_entry(&klpc_patches, struct klpc_patch, list);
+	if (below && !below->enabled) {
+		pr_err("patch '%s': cannot enable, patch '%s' below it is disabled; enable or remove it first (-EBUSY)\n",
+		       klpc_name(patch), klpc_name(below));
+		ret = -EBUSY;
+		goto unlock;
+	}
+	if (!try_module_get(patch->mod)) {
+		ret = -ENODEV;
+		goto unlock;
+	}
+
+	klpc_init_patch_early(patch);
+	ret = klpc_init_patch(patch);
+	if (!ret)
+		ret = __klpc_enable_patch(patch);
+	if (ret)
+		goto err;
+	mutex_unlock(&klpc_mutex);
+	return 0;
+err:
+	klpc_free_patch_start(patch);
+	mutex_unlock(&klpc_mutex);
+	klpc_free_patch_finish(patch);
+	module_put(patch->mod);
+	return ret;
+unlock:
+	mutex_unlock(&klpc_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(klpc_enable_patch);
+
+/* Revert what the patches did to a module object that loads or goes. */
+static void klpc_revert_module_object(struct klpc_patch *patch,
+				      struct klpc_object *obj)
+{
+	if (obj->patched) {
+		if (patch != klpc_transition_patch)
+			klpc_pre_unpatch_callback(obj);
+		pr_notice("reverting patch '%s' on unloading module '%s'\n",
+			  klpc_name(patch), obj->name);
+		klpc_unpatch_object(obj);
+		klpc_post_unpatch_callback(obj);
+	}
+	klpc_free_object_loaded(obj);
+}
+
+static void klpc_cleanup_module(struct module *mod,
+				struct klpc_patch *limit)
+{
+	struct klpc_patch *patch;
+	struct klpc_object *obj;
+
+	list_for_each_entry(patch, &klpc_patches, list) {
+		if (patch == limit)
+			break;
+		klpc_for_each_object(patch, obj)
+			if (obj->mod == mod)
+				klpc_revert_module_object(patch, obj);
+	}
+}
+
+static int klpc_apply_to_module(struct klpc_patch *patch,
+				struct klpc_object *obj, struct module *mod)
+{
+	int ret;
+
+	obj->mod = mod;
+	ret = klpc_init_object_loaded(patch, obj);
+	if (ret)
+		return ret;
+	if (patch != klpc_transition_patch && !patch->enabled)
+		return 0;
+
+	pr_notice("applying patch '%s' to loading module '%s'\n",
+		  klpc_name(patch), obj->name);
+	ret = klpc_pre_patch_callback(obj);
+	if (ret) {
+		pr_warn("patch '%s': pre-patch callback failed for object '%s' (%d)\n",
+			klpc_name(patch), obj->name, ret);
+		return ret;
+	}
+	ret = klpc_patch_object(obj);
+	if (ret) {
+		klpc_post_unpatch_callback(obj);
+		return ret;
+	}
+	if (patch != klpc_transition_patch)
+		klpc_post_patch_callback(obj);
+	return 0;
+}
+
+static int klpc_module_coming(struct module *mod)
+{
+	struct klpc_patch *patch;
+	struct klpc_object *obj;
+	int ret = 0;
+
+	mutex_lock(&klpc_mutex);
+	list_for_each_entry(patch, &klpc_patches, list) {
+		klpc_for_each_object(patch, obj) {
+			if (!klpc_is_module(obj) || obj->mod ||
+			    strcmp(obj->name, mod->name))
+				continue;
+			ret = klpc_apply_to_module(patch, obj, mod);
+			if (!ret)
+				continue;
+			pr_warn("patch '%s' failed for module '%s', refusing to load module '%s'\n",
+				klpc_name(patch), mod->name, mod->name);
+			klpc_free_object_loaded(obj);
+			klpc_cleanup_module(mod, patch);
+			goto out;
+		}
+	}
+out:
+	mutex_unlock(&klpc_mutex);
+	return ret;
+}
+
+static void klpc_module_going(struct module *mod)
+{
+	struct klpc_patch *patch, *freed = NULL;
+
+	mutex_lock(&klpc_mutex);
+	klpc_cleanup_module(mod, NULL);
+	list_for_each_entry(patch, &klpc_patches, list) {
+		if (patch->mod != mod)
+			continue;
+		/* only "rmmod -f" gets here with the patch still enabled */
+		if (patch->enabled || patch == klpc_transition_patch) {
+			pr_warn("patch '%s': module removed by force while enabled, reverting it\n",
+				klpc_name(patch));
+			klpc_unpatch_objects(patch);
+		}
+		freed = patch;
+		break;
+	}
+	if (freed)
+		klpc_free_patch_start(freed);
+	mutex_unlock(&klpc_mutex);
+
+	if (freed)
+		klpc_free_patch_finish(freed);
+}
+
+static int klpc_module_coming_notify(struct notifier_block *nb,
+				     unsigned long action, void *data)
+{
+	if (action != MODULE_STATE_COMING)
+		return NOTIFY_DONE;
+	return notifier_from_errno(klpc_module_coming(data));
+}
+
+static int klpc_module_going_notify(struct notifier_block *nb,
+				    unsigned long action, void *data)
+{
+	if (action == MODULE_STATE_GOING)
+		klpc_module_going(data);
+	return NOTIFY_DONE;
+}
+
+/*
+ * Patch a coming module before any other notifier can call into it, and
+ * revert a going one only after every other notifier is done with it, as
+ * the built-in livepatch does from the module loader itself.
+ */
+static struct notifier_block klpc_module_coming_nb = {
+	.notifier_call	= klpc_module_coming_notify,
+	.priority	= INT_MAX,
+};
+
+static struct notifier_block klpc_module_going_nb = {
+	.notifier_call	= klpc_module_going_notify,
+	.priority	= INT_MIN,
+};
+
+static int __init klpc_init(void)
+{
+	int ret;
+
+	ret = klpc_kallsyms_init();
+	if (ret)
+		return ret;
+	ret = klpc_sysfs_init();
+	if (ret)
+		return ret;
+	ret = register_module_notifier(&klpc_module_coming_nb);
+	if (ret)
+		goto err_sysfs;
+	ret = register_module_notifier(&klpc_module_going_nb);
+	if (ret)
+		goto err_coming;
+	pr_info("klpc loaded\n");
+	return 0;
+
+err_coming:
+	unregister_module_notifier(&klpc_module_coming_nb);
+err_sysfs:
+	klpc_sysfs_exit();
+	return ret;
+}
+
+/* Only reachable when no patch module is loaded: they all use our symbols. */
+static void __exit klpc_exit(void)
+{
+	unregister_module_notifier(&klpc_module_going_nb);
+	unregister_module_notifier(&klpc_module_coming_nb);
+	klpc_sysfs_exit();
+	klpc_patch_exit();
+}
+
+module_init(klpc_init);
+module_exit(klpc_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("klpc: a live patching core with a per-task consistency model");

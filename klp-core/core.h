@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _KLPC_CORE_H
+#define _KLPC_CORE_H
+
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <klpc.h>
+
+/* serializes patch registration, enabling, disabling and module events */
+extern struct mutex klpc_mutex;
+/* registered patches, in the order they were registered (stack order) */
+extern struct list_head klpc_patches;
+
+static inline bool klpc_is_module(struct klpc_object *obj)
+{
+	return obj->name;
+}
+
+/* vmlinux is always loaded; a module object only while its module is */
+static inline bool klpc_is_object_loaded(struct klpc_object *obj)
+{
+	return !obj->name || obj->mod;
+}
+
+static inline const char *klpc_obj_name(struct klpc_object *obj)
+{
+	return obj->name ? obj->name : "vmlinux";
+}
+
+static inline struct klpc_patch *klpc_obj_patch(struct klpc_object *obj)
+{
+	return container_of(obj->kobj.parent, struct klpc_patch, kobj);
+}
+
+/*
+ * Object callbacks.  Only pre_patch may fail; post_unpatch runs only for
+ * objects whose pre_patch ran and succeeded.
+ */
+static inline int klpc_pre_patch_callback(struct klpc_object *obj)
+{
+	int ret = 0;
+
+	if (obj->callbacks.pre_patch)
+		ret = obj->callbacks.pre_patch(obj);
+	obj->callbacks.post_unpatch_enabled = !ret;
+	return ret;
+}
+
+static inline void klpc_post_patch_callback(struct klpc_object *obj)
+{
+	if (obj->callbacks.post_patch)
+		obj->callbacks.post_patch(obj);
+}
+
+static inline void klpc_pre_unpatch_callback(struct klpc_object *obj)
+{
+	if (obj->callbacks.pre_unpatch)
+		obj->callbacks.pre_unpatch(obj);
+}
+
+static inline void klpc_post_unpatch_callback(struct klpc_object *obj)
+{
+	if (obj->callbacks.post_unpatch && obj->callbacks.post_unpatch_enabled)
+		obj->callbacks.post_unpatch(obj);
+	obj->callbacks.post_unpatch_enabled = false;
+}
+
+const char *klpc_first_func_name(struct klpc_patch *patch);
+
+/*
+ * Wait until no CPU can still be in the ftrace handler with an old view of
+ * the func stacks.  The handler runs with preemption disabled, also where
+ * RCU is not watching (idle, entry code), so a plain synchronize_rcu() is
+ * not enough: make every CPU schedule.
+ */
+static inline void klpc_synchronize(void)
+{
+	synchronize_rcu_tasks_rude();
+}
+
+int klpc_sysfs_init(void);
+void klpc_sysfs_exit(void);
+int klpc_sysfs_add_patch(struct klpc_patch *patch);
+int klpc_sysfs_add_object(struct klpc_patch *patch, struct klpc_object *obj);
+int klpc_sysfs_add_func(struct klpc_object *obj, struct klpc_func *func);
+void klpc_sysfs_init_patch(struct klpc_patch *patch);
+
+int klpc_set_enabled(struct klpc_patch *patch, bool enable);
+
+#endif /* _KLPC_CORE_H */

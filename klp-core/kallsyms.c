@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kallsyms.c - symbol lookups for klpc
+ *
+ * klpc is an ordinary module, so the kernel functions that the built-in
+ * livepatch calls directly (kallsyms iteration, ftrace_location(), ...) are
+ * out of reach: 6.1 exports none of them.  kallsyms_lookup_name() is found
+ * through a kprobe, which resolves a symbol name for us, and everything
+ * else through kallsyms_lookup_name().
+ */
+
+#define pr_fmt(fmt) "klpc: " fmt
+
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+
+#include "kallsyms.h"
+
+struct klpc_kernel_syms klpc_ksyms;
+
+static int klpc_find_lookup_name(void)
+{
+	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
+	int ret;
+
+	ret = register_kprobe(&kp);
+	if (ret)
+		return ret;
+	klpc_ksyms.lookup_name = (void *)kp.addr;
+	unregister_kprobe(&kp);
+	return 0;
+}
+
+#define KLPC_KSYM(field, sym) { #sym, (void **)&klpc_ksyms.field }
+
+static const struct {
+	const char *name;
+	void **ptr;
+} klpc_ksym_table[] = {
+	KLPC_KSYM(on_each_match_symbol, kallsyms_on_each_match_symbol),
+	KLPC_KSYM(module_on_each_symbol, module_kallsyms_on_each_symbol),
+	KLPC_KSYM(lookup_size_offset, kallsyms_lookup_size_offset),
+	KLPC_KSYM(ftrace_location, ftrace_location),
+	KLPC_KSYM(find_module, find_module),
+};
+
+/**
+ * klpc_kallsyms_init() - resolve the unexported kernel functions klpc uses
+ *
+ * Return: 0 on success, -ENOENT (with a message naming the symbol) otherwise.
+ */
+int klpc_kallsyms_init(void)
+{
+	unsigned long addr;
+	int i, ret;
+
+	ret = klpc_find_lookup_name();
+	if (ret) {
+		pr_err("cannot find kallsyms_lookup_name (%d)\n", ret);
+		return -ENOENT;
+	}
+
+	for (i = 0; i < ARRAY_SIZE(klpc_ksym_table); i++) {
+		addr = klpc_ksyms.lookup_name(klpc_ksym_table[i].name);
+		if (!addr) {
+			pr_err("kernel symbol '%s' not found\n",
+			       klpc_ksym_table[i].name);
+			return -ENOENT;
+		}
+		*klpc_ksym_table[i].ptr = (void *)addr;
+	}
+	return 0;
+}
+
+#define KLPC_MAX_MATCHES	64
+
+struct klpc_find_arg {
+	const char *objname;
+	const char *name;
+	unsigned long addrs[KLPC_MAX_MATCHES];
+	unsigned long count;
+};
+
+static void klpc_find_record(struct klpc_find_arg *args, unsigned long addr)
+{
+	if (args->count < KLPC_MAX_MATCHES)
+		args->addrs[args->count] = addr;
+	args->count++;
+}
+
+static int klpc_vmlinux_match(void *data, unsigned long addr)
+{
+	klpc_find_record(data, addr);
+	return 0;
+}
+
+static int klpc_module_match(void *data, const char *name,
+			     struct module *mod, unsigned long addr)
+{
+	struct klpc_find_arg *args = data;
+
+	if (!mod || strcmp(mod->name, args->objname) || strcmp(name, args->name))
+		return 0;
+	klpc_find_record(args, addr);
+	return 0;
+}
+
+static int klpc_cmp_addr(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a;
+	unsigned long y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/**
+ * klpc_find_symbol() - resolve a symbol of vmlinux or of a loaded module
+ * @objname:	module name, or NULL for vmlinux
+ * @name:	symbol name
+ * @sympos:	1-based position among equally named symbols, 0 if unique
+ * @addr:	the address found
+ *
+ * vmlinux symbols are counted in address order, which is the order of
+ * /proc/kallsyms; module symbols in the order of the module's symbol table,
+ * which is again the order /proc/kallsyms lists them in.
+ *
+ * Return: 0, -ENOENT if the symbol or that position does not exist, or
+ * -EINVAL if @sympos is 0 and the name is not unique.
+ */
+int klpc_find_symbol(const char *objname, const char *name,
+		     unsigned long sympos, unsigned long *addr)
+{
+	struct klpc_find_arg args = { .objname = objname, .name = name };
+
+	if (objname) {
+		klpc_ksyms.module_on_each_symbol(klpc_module_match, &args);
+	} else {
+		klpc_ksyms.on_each_match_symbol(klpc_vmlinux_match, name,
+						&args);
+		sort(args.addrs, min_t(unsigned long, args.count,
+				       KLPC_MAX_MATCHES),
+		     sizeof(args.addrs[0]), klpc_cmp_addr, NULL);
+	}
+
+	if (!args.count || sympos > args.count)
+		return -ENOENT;
+	if (!sympos && args.count > 1)
+		return -EINVAL;
+	if (sympos > KLPC_MAX_MATCHES)
+		return -ERANGE;
+	*addr = args.addrs[sympos ? sympos - 1 : 0];
+	return 0;
+}

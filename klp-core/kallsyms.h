@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _KLPC_KALLSYMS_H
+#define _KLPC_KALLSYMS_H
+
+#include <linux/types.h>
+
+struct module;
+struct task_struct;
+
+/*
+ * Kernel functions klpc needs that the 6.1 kernel does not export to
+ * modules.  They are looked up once, through kallsyms, when klpc loads;
+ * klpc refuses to load if any of them is missing.
+ */
+struct klpc_kernel_syms {
+	unsigned long (*lookup_name)(const char *name);
+	int (*on_each_match_symbol)(int (*fn)(void *data, unsigned long addr),
+				    const char *name, void *data);
+	int (*module_on_each_symbol)(int (*fn)(void *data, const char *name,
+					       struct module *mod,
+					       unsigned long addr),
+				     void *data);
+	int (*lookup_size_offset)(unsigned long addr, unsigned long *size,
+				  unsigned long *offset);
+	unsigned long (*ftrace_location)(unsigned long ip);
+	struct module *(*find_module)(const char *name);
+};
+
+extern struct klpc_kernel_syms klpc_ksyms;
+
+int klpc_kallsyms_init(void);
+
+int klpc_find_symbol(const char *objname, const char *name,
+		     unsigned long sympos, unsigned long *addr);
+
+#endif /* _KLPC_KALLSYMS_H */

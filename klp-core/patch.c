@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * patch.c - redirection of patched functions through ftrace
+ *
+ * Every patched address has a struct klpc_ops holding a stack of the
+ * klpc_funcs that replace it; the top of the stack is the live version.
+ *
+ * Unlike the built-in livepatch, which registers one ftrace_ops per patched
+ * function, klpc has a single ftrace_ops whose filter holds every patched
+ * address; the handler finds the func stack of an address in a hash table.
+ * Patching or unpatching a whole patch is then one ftrace filter update, and
+ * disabling a patch pays the RCU-tasks grace period of an ftrace_ops
+ * unregistration at most once instead of once per function.
+ */
+
+#define pr_fmt(fmt) "klpc: " fmt
+
+#include <linux/ftrace.h>
+#include <linux/hashtable.h>
+#include <linux/mm.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+
+#include "core.h"
+#include "patch.h"
+#include "transition.h"
+
+/**
+ * struct klpc_ops - the func stack of one patched address
+ * @node:	node in klpc_ops_table, keyed by @ip
+ * @func_stack:	funcs replacing @ip, the live one first
+ * @ip:		the ftrace location being redirected
+ * @next_dead:	link while waiting to be freed
+ */
+struct klpc_ops {
+	struct hlist_node node;
+	struct list_head func_stack;
+	unsigned long ip;
+	struct klpc_ops *next_dead;
+};
+
+#define KLPC_OPS_HASH_BITS	12
+static DEFINE_HASHTABLE(klpc_ops_table, KLPC_OPS_HASH_BITS);
+
+static void klpc_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+				struct ftrace_ops *fops,
+				struct ftrace_regs *fregs);
+
+/*
+ * PERMANENT keeps kernel.ftrace_enabled from being cleared while anything
+ * is patched: turning ftrace off would silently revert every patch.
+ */
+static struct ftrace_ops klpc_fops = {
+	.func	= klpc_ftrace_handler,
+	.flags	= FTRACE_OPS_FL_DYNAMIC | FTRACE_OPS_FL_IPMODIFY |
+		  FTRACE_OPS_FL_PERMANENT,
+};
+
+static bool klpc_fops_registered;
+
+static struct klpc_ops *klpc_find_ops(unsigned long ip)
+{
+	struct klpc_ops *ops;
+
+	hash_for_each_possible_rcu_notrace(klpc_ops_table, ops, node, ip)
+		if (ops->ip == ip)
+			return ops;
+	return NULL;
+}
+
+/*
+ * Runs in the context of every call of a patched function, in any context
+ * (NMI included), so it takes no locks: the func stacks are RCU lists and
+ * ftrace_test_recursion_trylock() disables preemption, which is the read
+ * side that klpc_synchronize() waits for.
+ */
+static void notrace klpc_ftrace_handler(unsigned long ip,
+					unsigned long parent_ip,
+					struct ftrace_ops *fops,
+					struct ftrace_regs *fregs)
+{
+	struct klpc_ops *ops;
+	struct klpc_func *func;
+	int bit;
+
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (WARN_ON_ONCE(bit < 0))
+		return;
+
+	/* An address may stay in the filter after its last func went away. */
+	ops = klpc_find_ops(ip);
+	if (!ops)
+		goto unlock;
+	func = list_first_or_null_rcu(&ops->func_stack, struct klpc_func,
+				      stack_node);
+	if (!func)
+		goto unlock;
+
+	/*
+	 * Read func->transition only after the func itself; the write barrier
+	 * is in klpc_init_transition().
+	 */
+	smp_rmb();
+	if (unlikely(func->transition)) {
+		/* and the task's state only after func->transition */
+		smp_rmb();
+		if (klpc_task_patch_state(current) == KLPC_UNPATCHED) {
+			/* the task still runs the version below this one */
+			func = list_entry_rcu(func->stack_node.next,
+					      struct klpc_func, stack_node);
+			if (&func->stack_node == &ops->func_stack)
+				goto unlock;
+		}
+	}
+
+	/* a nop func means "the original function" */
+	if (func->nop)
+		goto unlock;
+
+	ftrace_instruction_pointer_set(fregs, (unsigned long)func->new_func);
+unlock:
+	ftrace_test_recursion_unlock(bit);
+}
+
+static void notrace klpc_probe_handler(unsigned long ip,
+				       unsigned long parent_ip,
+				       struct ftrace_ops *fops,
+				       struct ftrace_regs *fregs)
+{
+}
+
+/*
+ * Only used to find which address another IPMODIFY user (the built-in
+ * livepatch, a kprobe with a post handler, ...) already owns.  Not
+ * PERMANENT, so that it still registers when ftrace is disabled and the
+ * search can tell a conflict from a disabled ftrace.
+ */
+static struct ftrace_ops klpc_probe_fops = {
+	.func	= klpc_probe_handler,
+	.flags	= FTRACE_OPS_FL_IPMODIFY,
+};
+
+static bool klpc_ips_conflict(unsigned long *ips, unsigned int nr)
+{
+	bool busy;
+
+	if (ftrace_set_filter_ips(&klpc_probe_fops, ips, nr, 0, 1))
+		return false;
+	busy = register_ftrace_function(&klpc_probe_fops) == -EBUSY;
+	if (!busy)
+		unregister_ftrace_function(&klpc_probe_fops);
+	return busy;
+}
+
+/*
+ * Bisect for an address whose redirection conflicts with another ftrace
+ * user.  Only runs after a failed batch; each step that does not conflict
+ * costs one ftrace_ops unregistration.
+ */
+static unsigned long klpc_find_conflict(unsigned long *ips, unsigned int nr)
+{
+	unsigned int half;
+
+	if (!klpc_ips_conflict(ips, nr))
+		return 0;
+	while (nr > 1) {
+		half = nr / 2;
+		if (klpc_ips_conflict(ips, half)) {
+			nr = half;
+		} else {
+			ips += half;
+			nr -= half;
+		}
+	}
+	return ips[0];
+}
+
+static int klpc_ftrace_add(unsigned long *ips, unsigned int nr)
+{
+	int ret;
+
+	if (!nr)
+		return 0;
+	ret = ftrace_set_filter_ips(&klpc_fops, ips, nr, 0, 0);
+	if (ret || klpc_fops_registered)
+		return ret;
+
+	ret = register_ftrace_function(&klpc_fops);
+	if (ret) {
+		/* never keep a filter that a later registration would reuse */
+		ftrace_set_filter(&klpc_fops, NULL, 0, 1);
+		return ret;
+	}
+	klpc_fops_registered = true;
+	return 0;
+}
+
+static void klpc_ftrace_remove(struct klpc_ops *dead, unsigned int nr)
+{
+	unsigned long *ips;
+	unsigned int i = 0;
+
+	if (!nr)
+		return;
+
+	/*
+	 * The last address goes: unregister rather than empty the filter, as
+	 * an ops with an empty filter would trace every function.
+	 */
+	if (hash_empty(klpc_ops_table)) {
+		if (unregister_ftrace_function(&klpc_fops)) {
+			pr_err("cannot unregister the ftrace handler; its addresses stay traced but unpatched\n");
+			return;
+		}
+		klpc_fops_registered = false;
+		ftrace_set_filter(&klpc_fops, NULL, 0, 1);
+		return;
+	}
+
+	/*
+	 * If this fails, the addresses stay in the filter: the handler ignores
+	 * an address without a func stack, and the final unregistration drops
+	 * them, so unpatching still cannot fail.
+	 */
+	ips = kvmalloc_array(nr, sizeof(*ips), GFP_KERNEL);
+	if (ips) {
+		for (; dead; dead = dead->next_dead)
+			ips[i++] = dead->ip;
+		if (!ftrace_set_filter_ips(&klpc_fops, ips, nr, 1, 0)) {
+			kvfree(ips);
+			return;
+		}
+		kvfree(ips);
+	}
+	pr_warn("%u unpatched addresses stay traced until the last patch is gone\n",
+		nr);
+}
+
+static bool klpc_obj_selected(struct klpc_object *obj,
+			      struct klpc_object *only, bool patched)
+{
+	if (only && obj != only)
+		return false;
+	return klpc_is_object_loaded(obj) && obj->patched == patched;
+}
+
+static unsigned int klpc_count_funcs(struct klpc_patch *patch,
+				     struct klpc_object *only)
+{
+	struct klpc_object *obj;
+	struct klpc_func *func;
+	unsigned int nr = 0;
+
+	klpc_for_each_object(patch, obj) {
+		if (!klpc_obj_selected(obj, only, false))
+			continue;
+		klpc_for_each_func(obj, func)
+			nr++;
+	}
+	return nr;
+}
+
+static void klpc_report_failure(struct klpc_patch *patch,
+				unsigned long *ips, unsigned int nr, int ret)
+{
+	struct klpc_object *obj;
+	struct klpc_func *func;
+	unsigned long bad = 0;
+
+	if (ret == -EBUSY)
+		bad = klpc_find_conflict(ips, nr);
+
+	klpc_for_each_object(patch, obj) {
+		klpc_for_each_func(obj, func) {
+			if (!bad || func->old_ip != bad)
+				continue;
+			pr_err("patch '%s': object '%s': function '%s' is already redirected by another ftrace user (livepatch or kprobe) (%d)\n",
+			       patch->mod->name, klpc_obj_name(obj),
+			       func->old_name, ret);
+			return;
+		}
+	}
+	pr_err("patch '%s': ftrace cannot redirect function '%s'%s (%d)%s\n",
+	       patch->mod->name, klpc_first_func_name(patch),
+	       nr > 1 ? " and the others" : "", ret,
+	       ret == -EBUSY ? "; is kernel.ftrace_enabled 0?" : "");
+}
+
+/*
+ * Push the funcs of the selected objects on their func stacks.  Addresses
+ * that no patch redirects yet get a new klpc_ops; all of them enter the
+ * ftrace filter in one update, and nothing is pushed unless that succeeds.
+ */
+static int klpc_patch_objs(struct klpc_patch *patch, struct klpc_object *only)
+{
+	unsigned int max = klpc_count_funcs(patch, only), nr = 0, i;
+	struct klpc_ops **new_ops, *ops;
+	struct klpc_object *obj;
+	struct klpc_func *func;
+	unsigned long *ips;
+	int ret = -ENOMEM;
+
+	if (!max)
+		goto mark;
+	ips = kvcalloc(max, sizeof(*ips), GFP_KERNEL);
+	new_ops = kvcalloc(max, sizeof(*new_ops), GFP_KERNEL);
+	if (!ips || !new_ops)
+		goto out;
+
+	klpc_for_each_object(patch, obj) {
+		if (!klpc_obj_selected(obj, only, false))
+			continue;
+		klpc_for_each_func(obj, func) {
+			if (klpc_find_ops(func->old_ip))
+				continue;
+			ops = kzalloc(sizeof(*ops), GFP_KERNEL);
+			if (!ops)
+				goto out;
+			ops->ip = func->old_ip;
+			INIT_LIST_HEAD(&ops->func_stack);
+			new_ops[nr] = ops;
+			ips[nr++] = ops->ip;
+		}
+	}
+
+	ret = klpc_ftrace_add(ips, nr);
+	if (ret) {
+		klpc_report_failure(patch, ips, nr, ret);
+		goto out;
+	}
+
+	for (i = 0; i < nr; i++)
+		hash_add_rcu(klpc_ops_table, &new_ops[i]->node, new_ops[i]->ip);
+	nr = 0;
+
+	klpc_for_each_object(patch, obj) {
+		if (!klpc_obj_selected(obj, only, false))
+			continue;
+		klpc_for_each_func(obj, func) {
+			ops = klpc_find_ops(func->old_ip);
+			list_add_rcu(&func->stack_node, &ops->func_stack);
+			func->patched = true;
+		}
+	}
+mark:
+	klpc_for_each_object(patch, obj)
+		if (klpc_obj_selected(obj, only, false))
+			obj->patched = true;
+	ret = 0;
+out:
+	for (i = 0; i < nr; i++)
+		kfree(new_ops[i]);
+	kvfree(new_ops);
+	kvfree(ips);
+	return ret;
+}
+
+static void klpc_unpatch_objs(struct klpc_patch *patch,
+			      struct klpc_object *only)
+{
+	struct klpc_ops *ops, *dead = NULL;
+	struct klpc_object *obj;
+	struct klpc_func *func;
+	unsigned int nr = 0;
+
+	klpc_for_each_object(patch, obj) {
+		if (!klpc_obj_selected(obj, only, true))
+			continue;
+		klpc_for_each_func(obj, func) {
+			if (!func->patched)
+				continue;
+			ops = klpc_find_ops(func->old_ip);
+			if (WARN_ON_ONCE(!ops))
+				continue;
+			list_del_rcu(&func->stack_node);
+			func->patched = false;
+			if (list_empty(&ops->func_stack)) {
+				hash_del_rcu(&ops->node);
+				ops->next_dead = dead;
+				dead = ops;
+				nr++;
+			}
+		}
+		obj->patched = false;
+	}
+
+	klpc_ftrace_remove(dead, nr);
+
+	/* no handler may still be looking at a stack we are about to free */
+	if (dead)
+		klpc_synchronize();
+	while (dead) {
+		ops = dead;
+		dead = dead->next_dead;
+		kfree(ops);
+	}
+}
+
+/**
+ * klpc_patch_objects() - redirect every loaded, unpatched object of a patch
+ * @patch:	the patch
+ *
+ * Return: 0, or an error with nothing of @patch newly patched.
+ */
+int klpc_patch_objects(struct klpc_patch *patch)
+{
+	return klpc_patch_objs(patch, NULL);
+}
+
+/**
+ * klpc_patch_object() - redirect the funcs of one object that just loaded
+ * @obj:	the object, which must belong to a registered patch
+ *
+ * Return: 0, or an error with nothing of @obj patched.
+ */
+int klpc_patch_object(struct klpc_object *obj)
+{
+	return klpc_patch_objs(klpc_obj_patch(obj), obj);
+}
+
+/**
+ * klpc_unpatch_objects() - remove every func of a patch from its func stack
+ * @patch:	the patch
+ *
+ * Cannot fail.  On return no CPU runs the ftrace handler on a removed func
+ * stack, but tasks may still be executing the removed new functions.
+ */
+void klpc_unpatch_objects(struct klpc_patch *patch)
+{
+	klpc_unpatch_objs(patch, NULL);
+}
+
+/**
+ * klpc_unpatch_object() - remove the funcs of one object from the func stacks
+ * @obj:	the object, which must belong to a registered patch
+ */
+void klpc_unpatch_object(struct klpc_object *obj)
+{
+	klpc_unpatch_objs(klpc_obj_patch(obj), obj);
+}
+
+/**
+ * klpc_patch_exit() - release what klpc's ftrace_ops still holds
+ *
+ * Called when klpc unloads, when no patch is registered any more.
+ */
+void klpc_patch_exit(void)
+{
+	WARN_ON(klpc_fops_registered);
+	ftrace_free_filter(&klpc_fops);
+	ftrace_free_filter(&klpc_probe_fops);
+}
