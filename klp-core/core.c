@@ -23,8 +23,10 @@
 #include <linux/ftrace.h>
 
 #include "core.h"
+#include "hooks.h"
 #include "kallsyms.h"
 #include "patch.h"
+#include "tasks.h"
 #include "transition.h"
 
 DEFINE_MUTEX(klpc_mutex);
@@ -268,7 +270,9 @@ static int __klpc_enable_patch(struct klpc_patch *patch)
 	int ret;
 
 	pr_notice("enabling patch '%s'\n", klpc_name(patch));
-	klpc_init_transition(patch, KLPC_PATCHED);
+	ret = klpc_init_transition(patch, KLPC_PATCHED);
+	if (ret)
+		return ret;
 	/* func->transition must be set before the funcs enter the stacks */
 	smp_wmb();
 
@@ -300,8 +304,11 @@ err:
 static int __klpc_disable_patch(struct klpc_patch *patch)
 {
 	struct klpc_object *obj;
+	int ret;
 
-	klpc_init_transition(patch, KLPC_UNPATCHED);
+	ret = klpc_init_transition(patch, KLPC_UNPATCHED);
+	if (ret)
+		return ret;
 	klpc_for_each_object(patch, obj)
 		if (obj->patched)
 			klpc_pre_unpatch_callback(obj);
@@ -362,9 +369,11 @@ static int klpc_enable_registered(struct klpc_patch *patch)
  * @patch:	the patch
  * @enable:	the new state
  *
- * Return: 0; -EINVAL if the patch is already in that state; -EBUSY if a
- * transition is in progress or the stacking order forbids it; or an error
- * from enabling, with the patch left disabled.
+ * Writing the opposite state during the patch's own transition reverses it.
+ *
+ * Return: 0; -EINVAL if the patch is already in that state; -EBUSY if
+ * another patch is in transition or the stacking order forbids it; or an
+ * error from enabling, with the patch left disabled.
  */
 int klpc_set_enabled(struct klpc_patch *patch, bool enable)
 {
@@ -377,6 +386,8 @@ int klpc_set_enabled(struct klpc_patch *patch, bool enable)
 	} else if (patch->enabled == enable) {
 		pr_warn("patch '%s' is already %s\n", klpc_name(patch),
 			enable ? "enabled" : "disabled");
+	} else if (klpc_transition_patch == patch) {
+		ret = klpc_reverse_transition();
 	} else if (klpc_transition_patch) {
 		pr_warn("patch '%s': cannot %s, patch '%s' is in transition (-EBUSY)\n",
 			klpc_name(patch), enable ? "enable" : "disable",
@@ -393,6 +404,28 @@ int klpc_set_enabled(struct klpc_patch *patch, bool enable)
 		} else {
 			ret = __klpc_disable_patch(patch);
 		}
+	}
+	mutex_unlock(&klpc_mutex);
+	return ret;
+}
+
+/**
+ * klpc_force() - complete a patch's transition by force
+ * @patch:	the patch, which must be in transition
+ *
+ * Return: 0, or -EINVAL if @patch is not in transition.
+ */
+int klpc_force(struct klpc_patch *patch)
+{
+	int ret = 0;
+
+	mutex_lock(&klpc_mutex);
+	if (patch != klpc_transition_patch) {
+		pr_warn("patch '%s' is not in transition, nothing to force (-EINVAL)\n",
+			klpc_name(patch));
+		ret = -EINVAL;
+	} else {
+		klpc_force_transition();
 	}
 	mutex_unlock(&klpc_mutex);
 	return ret;
@@ -569,8 +602,15 @@ static void klpc_module_going(struct module *mod)
 		klpc_free_patch_start(freed);
 	mutex_unlock(&klpc_mutex);
 
-	if (freed)
-		klpc_free_patch_finish(freed);
+	if (!freed)
+		return;
+	/*
+	 * No task may be about to enter or return into the module's code:
+	 * a task preempted in an ftrace trampoline that was about to jump to
+	 * a new function shows no such frame on its stack.
+	 */
+	synchronize_rcu_tasks();
+	klpc_free_patch_finish(freed);
 }
 
 static int klpc_module_coming_notify(struct notifier_block *nb,
@@ -611,12 +651,19 @@ static int __init klpc_init(void)
 	ret = klpc_kallsyms_init();
 	if (ret)
 		return ret;
+	ret = klpc_hooks_init();
+	if (ret)
+		return ret;
+	klpc_transition_init();
 	ret = klpc_sysfs_init();
 	if (ret)
 		return ret;
-	ret = register_module_notifier(&klpc_module_coming_nb);
+	ret = klpc_tasks_proc_init();
 	if (ret)
 		goto err_sysfs;
+	ret = register_module_notifier(&klpc_module_coming_nb);
+	if (ret)
+		goto err_proc;
 	ret = register_module_notifier(&klpc_module_going_nb);
 	if (ret)
 		goto err_coming;
@@ -625,6 +672,8 @@ static int __init klpc_init(void)
 
 err_coming:
 	unregister_module_notifier(&klpc_module_coming_nb);
+err_proc:
+	klpc_tasks_proc_exit();
 err_sysfs:
 	klpc_sysfs_exit();
 	return ret;
@@ -635,7 +684,9 @@ static void __exit klpc_exit(void)
 {
 	unregister_module_notifier(&klpc_module_going_nb);
 	unregister_module_notifier(&klpc_module_coming_nb);
+	klpc_tasks_proc_exit();
 	klpc_sysfs_exit();
+	klpc_transition_exit();
 	klpc_patch_exit();
 }
 

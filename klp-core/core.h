@@ -86,5 +86,6 @@ int klpc_sysfs_add_func(struct klpc_object *obj, struct klpc_func *func);
 void klpc_sysfs_init_patch(struct klpc_patch *patch);
 
 int klpc_set_enabled(struct klpc_patch *patch, bool enable);
+int klpc_force(struct klpc_patch *patch);
 
 #endif /* _KLPC_CORE_H */

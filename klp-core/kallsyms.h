@@ -6,6 +6,7 @@
 
 struct module;
 struct task_struct;
+struct sighand_struct;
 
 /*
  * Kernel functions klpc needs that the 6.1 kernel does not export to
@@ -24,6 +25,19 @@ struct klpc_kernel_syms {
 				  unsigned long *offset);
 	unsigned long (*ftrace_location)(unsigned long ip);
 	struct module *(*find_module)(const char *name);
+	int (*task_call_func)(struct task_struct *p,
+			      int (*func)(struct task_struct *t, void *arg),
+			      void *arg);
+	int (*task_curr)(const struct task_struct *p);
+	int (*stack_trace_save_tsk_reliable)(struct task_struct *tsk,
+					     unsigned long *store,
+					     unsigned int size);
+	struct task_struct *(*idle_task)(int cpu);
+	struct sighand_struct *(*lock_task_sighand)(struct task_struct *task,
+						    unsigned long *flags);
+	void (*signal_wake_up_state)(struct task_struct *t, unsigned int state);
+	int (*wake_up_state)(struct task_struct *p, unsigned int state);
+	unsigned long do_exit;
 };
 
 extern struct klpc_kernel_syms klpc_ksyms;

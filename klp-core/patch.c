@@ -23,7 +23,7 @@
 
 #include "core.h"
 #include "patch.h"
-#include "transition.h"
+#include "tasks.h"
 
 /**
  * struct klpc_ops - the func stack of one patched address
@@ -437,6 +437,22 @@ void klpc_unpatch_objects(struct klpc_patch *patch)
 void klpc_unpatch_object(struct klpc_object *obj)
 {
 	klpc_unpatch_objs(klpc_obj_patch(obj), obj);
+}
+
+/**
+ * klpc_func_below() - the func a func replaces on its func stack
+ * @func:	a patched func
+ *
+ * Return: the next older func for the same address, or NULL when @func
+ * replaces the original function.
+ */
+struct klpc_func *klpc_func_below(struct klpc_func *func)
+{
+	struct klpc_ops *ops = klpc_find_ops(func->old_ip);
+
+	if (!ops || list_is_last(&func->stack_node, &ops->func_stack))
+		return NULL;
+	return list_next_entry(func, stack_node);
 }
 
 /**

@@ -9,5 +9,6 @@ void klpc_unpatch_object(struct klpc_object *obj);
 int klpc_patch_objects(struct klpc_patch *patch);
 void klpc_unpatch_objects(struct klpc_patch *patch);
 void klpc_patch_exit(void);
+struct klpc_func *klpc_func_below(struct klpc_func *func);
 
 #endif /* _KLPC_PATCH_H */

@@ -5,6 +5,7 @@
  * /sys/kernel/klpc/<patch>/enabled		rw: 0 or 1
  * /sys/kernel/klpc/<patch>/transition		ro: 1 while in transition
  * /sys/kernel/klpc/<patch>/replace		ro: 1 for a replace patch
+ * /sys/kernel/klpc/<patch>/force		wo: 1 completes the transition
  * /sys/kernel/klpc/<patch>/<object>/patched	ro: the object is patched
  * /sys/kernel/klpc/<patch>/<object>/<function,sympos>/
  *
@@ -69,6 +70,23 @@ static ssize_t transition_show(struct kobject *kobj,
 			  READ_ONCE(klpc_transition_patch) == to_patch(kobj));
 }
 
+static ssize_t force_store(struct kobject *kobj, struct kobj_attribute *attr,
+			   const char *buf, size_t count)
+{
+	struct klpc_patch *patch = to_patch(kobj);
+	bool val;
+	int ret;
+
+	ret = klpc_parse_01(buf, count, &val);
+	if (ret || !val) {
+		pr_warn("patch '%s': 'force' accepts only 1 (-EINVAL)\n",
+			patch->mod->name);
+		return -EINVAL;
+	}
+	ret = klpc_force(patch);
+	return ret ? ret : count;
+}
+
 static ssize_t replace_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
@@ -78,11 +96,13 @@ static ssize_t replace_show(struct kobject *kobj, struct kobj_attribute *attr,
 static struct kobj_attribute enabled_kobj_attr = __ATTR_RW(enabled);
 static struct kobj_attribute transition_kobj_attr = __ATTR_RO(transition);
 static struct kobj_attribute replace_kobj_attr = __ATTR_RO(replace);
+static struct kobj_attribute force_kobj_attr = __ATTR_WO(force);
 
 static struct attribute *klpc_patch_attrs[] = {
 	&enabled_kobj_attr.attr,
 	&transition_kobj_attr.attr,
 	&replace_kobj_attr.attr,
+	&force_kobj_attr.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(klpc_patch);

@@ -1,41 +1,284 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * transition.c - moving the system from one patch state to another
+ * transition.c - the per-task consistency model
  *
  * A transition starts when a patch is enabled or disabled and completes
  * when every task runs the target version of the patched functions.  While
  * it is in progress the funcs of the patch are marked as in transition and
- * the ftrace handler asks klpc_task_patch_state() which version the calling
- * task may run.
+ * the ftrace handler gives each task the version of its own patch state
+ * ("universe"), kept in the table of tasks.c.
  *
- * This is the immediate model: every task moves to the target state at the
- * moment the transition starts, so it completes at once.  That is only safe
- * for patches that keep the semantics and prototypes of what they replace.
+ * A task moves to the target state only when no function being patched or
+ * unpatched is on its stack:
+ * - on its way back to user space (hooks.c);
+ * - when it sleeps and its reliable stack trace holds none of them, checked
+ *   here; an idle task is checked from a work item on its own CPU, the only
+ *   place where it is not running;
+ * - when it exits (hooks.c): do_exit() never returns to its callers;
+ * - a new task starts in its parent's state.
+ * The transition completes as soon as the last task moves (the mover kicks
+ * the work below); retries with a growing delay are only a safety net.
  */
 
 #define pr_fmt(fmt) "klpc: " fmt
 
+#include <linux/cpu.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/workqueue.h>
 
 #include "core.h"
+#include "hooks.h"
+#include "kallsyms.h"
 #include "patch.h"
+#include "tasks.h"
 #include "transition.h"
+
+static unsigned int stall_reverse_secs;
+module_param(stall_reverse_secs, uint, 0644);
+MODULE_PARM_DESC(stall_reverse_secs,
+		 "reverse a transition still stalled after this many seconds (0: never)");
+
+#define KLPC_SIGNALS_TIMEOUT	(15 * HZ)
+#define KLPC_REPORT_INTERVAL	(10 * HZ)
+#define KLPC_RETRY_MIN_MS	10
+#define KLPC_RETRY_MAX_MS	1000
+#define KLPC_MAX_STACK		64
 
 struct klpc_patch *klpc_transition_patch;
 static int klpc_target_state = KLPC_UNDEFINED;
+static unsigned long klpc_started, klpc_last_report, klpc_last_signals;
+static unsigned int klpc_retry_ms;
+static bool klpc_do_exit_in_transition;
+static bool klpc_stall_reversed;
+
+/* address ranges a task must not be in to move; built under klpc_mutex */
+struct klpc_range {
+	unsigned long start, end;
+	const char *name;
+};
+
+static struct klpc_range *klpc_ranges;
+static unsigned int klpc_nr_ranges;
+static DEFINE_PER_CPU(unsigned long [KLPC_MAX_STACK], klpc_stack_buf);
+static DEFINE_PER_CPU(struct work_struct, klpc_idle_work);
+
+static void klpc_transition_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(klpc_transition_work, klpc_transition_work_fn);
+
+static const char *klpc_state_verb(int state)
+{
+	return state == KLPC_PATCHED ? "patching" : "unpatching";
+}
 
 /**
- * klpc_task_patch_state() - the patch state a task runs in
- * @task:	the task, usually current
+ * klpc_transition_kick() - have the transition work check for completion
  *
- * Called from the ftrace handler, in any context, for a func in transition.
- *
- * Return: KLPC_PATCHED or KLPC_UNPATCHED.
+ * Any context but NMI; called when the last pending task moves.
  */
-int notrace klpc_task_patch_state(struct task_struct *task)
+void klpc_transition_kick(void)
 {
-	return READ_ONCE(klpc_target_state);
+	mod_delayed_work(system_wq, &klpc_transition_work, 0);
+}
+
+/**
+ * klpc_task_exiting() - a task reached do_exit()
+ * @task:	current
+ *
+ * It never returns to its callers, so unless do_exit() itself is being
+ * patched nothing on its stack can mix versions: it may move.
+ */
+void klpc_task_exiting(struct task_struct *task)
+{
+	if (!klpc_do_exit_in_transition && klpc_task_pending(task) &&
+	    klpc_task_switch(task))
+		klpc_transition_kick();
+}
+
+static int klpc_cmp_range(const void *a, const void *b)
+{
+	const struct klpc_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * The version a task leaves: for patching, the one below the func (an
+ * older patch or the original); for unpatching, the func's own.
+ */
+static void klpc_func_range(struct klpc_func *func, struct klpc_range *r)
+{
+	struct klpc_func *below;
+
+	r->name = func->old_name;
+	if (klpc_target_state == KLPC_UNPATCHED) {
+		r->start = (unsigned long)func->new_func;
+		r->end = r->start + func->new_size;
+		return;
+	}
+	below = klpc_func_below(func);
+	if (below) {
+		r->start = (unsigned long)below->new_func;
+		r->end = r->start + below->new_size;
+	} else {
+		r->start = (unsigned long)func->old_func;
+		r->end = r->start + func->old_size;
+	}
+}
+
+static int klpc_build_ranges(void)
+{
+	struct klpc_object *obj;
+	struct klpc_func *func;
+	unsigned int nr = 0;
+
+	kvfree(klpc_ranges);
+	klpc_nr_ranges = 0;
+	klpc_for_each_object(klpc_transition_patch, obj)
+		if (obj->patched)
+			klpc_for_each_func(obj, func)
+				nr++;
+	klpc_ranges = kvmalloc_array(max(nr, 1U), sizeof(*klpc_ranges),
+				     GFP_KERNEL);
+	if (!klpc_ranges)
+		return -ENOMEM;
+	klpc_for_each_object(klpc_transition_patch, obj)
+		if (obj->patched)
+			klpc_for_each_func(obj, func)
+				klpc_func_range(func, &klpc_ranges[klpc_nr_ranges++]);
+	sort(klpc_ranges, klpc_nr_ranges, sizeof(*klpc_ranges),
+	     klpc_cmp_range, NULL);
+	return 0;
+}
+
+static const struct klpc_range *klpc_find_range(unsigned long addr)
+{
+	unsigned int lo = 0, hi = klpc_nr_ranges, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (addr < klpc_ranges[mid].start)
+			hi = mid;
+		else if (addr >= klpc_ranges[mid].end)
+			lo = mid + 1;
+		else
+			return &klpc_ranges[mid];
+	}
+	return NULL;
+}
+
+struct klpc_check {
+	const char *why;
+	bool last;
+};
+
+/*
+ * Runs with the task unable to run (task_call_func() holds its rq lock),
+ * so a clean stack cannot change before the task moves.
+ */
+static int klpc_check_and_switch(struct task_struct *task, void *arg)
+{
+	unsigned long *entries = this_cpu_ptr(klpc_stack_buf);
+	const struct klpc_range *r;
+	struct klpc_check *c = arg;
+	int i, nr;
+
+	if (task != current && klpc_ksyms.task_curr(task)) {
+		c->why = "running";
+		return -EBUSY;
+	}
+	nr = klpc_ksyms.stack_trace_save_tsk_reliable(task, entries,
+						       KLPC_MAX_STACK);
+	if (nr < 0) {
+		c->why = "unreliable stack";
+		return -EINVAL;
+	}
+	for (i = 0; i < nr; i++) {
+		r = klpc_find_range(entries[i]);
+		if (r) {
+			c->why = r->name;
+			return -EADDRINUSE;
+		}
+	}
+	c->last = klpc_task_switch(task);
+	return 0;
+}
+
+static bool klpc_try_switch(struct task_struct *task)
+{
+	struct klpc_check c = { };
+
+	if (klpc_ksyms.task_call_func(task, klpc_check_and_switch, &c))
+		klpc_task_set_blocker(task, c.why);
+	return c.last;
+}
+
+/* On its own CPU, an idle task is not running while this work runs. */
+static void klpc_idle_work_fn(struct work_struct *work)
+{
+	klpc_try_switch(klpc_ksyms.idle_task(raw_smp_processor_id()));
+}
+
+static void klpc_check_tasks(void)
+{
+	struct task_struct **tasks, *task;
+	unsigned int i, nr;
+	cpumask_t idle_cpus;
+	int cpu;
+
+	if (klpc_build_ranges())
+		return;
+	tasks = klpc_tasks_collect(&nr);
+	if (!tasks)
+		return;
+
+	cpumask_clear(&idle_cpus);
+	for (i = 0; i < nr; i++) {
+		task = tasks[i];
+		if (is_idle_task(task) && task != current &&
+		    klpc_ksyms.task_curr(task))
+			cpumask_set_cpu(task_cpu(task), &idle_cpus);
+		else
+			klpc_try_switch(task);
+		put_task_struct(task);
+	}
+	kvfree(tasks);
+
+	cpus_read_lock();
+	for_each_cpu_and(cpu, &idle_cpus, cpu_online_mask)
+		queue_work_on(cpu, system_highpri_wq,
+			      per_cpu_ptr(&klpc_idle_work, cpu));
+	for_each_cpu_and(cpu, &idle_cpus, cpu_online_mask)
+		flush_work(per_cpu_ptr(&klpc_idle_work, cpu));
+	cpus_read_unlock();
+}
+
+/* The fake signal: the sleeper leaves its wait, restarts its syscall. */
+static void klpc_send_signals(void)
+{
+	struct task_struct **tasks, *task;
+	unsigned long flags;
+	unsigned int i, nr;
+
+	tasks = klpc_tasks_collect(&nr);
+	if (!tasks)
+		return;
+	for (i = 0; i < nr; i++) {
+		task = tasks[i];
+		if (task->flags & PF_KTHREAD) {
+			klpc_ksyms.wake_up_state(task, TASK_INTERRUPTIBLE);
+		} else if (!is_idle_task(task) &&
+			   klpc_ksyms.lock_task_sighand(task, &flags)) {
+			klpc_ksyms.signal_wake_up_state(task, 0);
+			unlock_task_sighand(task, &flags);
+		}
+		put_task_struct(task);
+	}
+	kvfree(tasks);
 }
 
 static void klpc_set_funcs_transition(struct klpc_patch *patch, bool value)
@@ -63,25 +306,109 @@ static void klpc_post_callbacks(struct klpc_patch *patch, int state)
 }
 
 /*
- * Tear down the transition.  For an unpatching transition the funcs leave
- * their stacks; the handler stops looking at func->transition only after
- * every CPU has seen the stacks without them.
+ * Tear the transition down.  For unpatching, the funcs leave their stacks
+ * first; the handler stops consulting the task table only once every CPU
+ * has seen func->transition cleared, and then the table can go.  Whatever
+ * reads 'transition' as 0 may rely on the patch module being released.
  */
-static void klpc_end_transition(void)
+static void klpc_end_transition(bool completed)
 {
 	struct klpc_patch *patch = klpc_transition_patch;
+	int state = klpc_target_state;
 
-	if (klpc_target_state == KLPC_UNPATCHED)
+	cancel_delayed_work(&klpc_transition_work);
+	if (state == KLPC_UNPATCHED)
 		klpc_unpatch_objects(patch);
 	klpc_set_funcs_transition(patch, false);
-	/*
-	 * When patching, a handler that still reads func->transition as true
-	 * must not meet a reset task state.
-	 */
 	klpc_synchronize();
-	klpc_post_callbacks(patch, klpc_target_state);
+	klpc_post_callbacks(patch, state);
+
+	if (completed) {
+		pr_notice("'%s': %s complete\n", patch->mod->name,
+			  klpc_state_verb(state));
+		/* a forced patch may still run in some task: never let it go */
+		if (state == KLPC_UNPATCHED && !patch->forced)
+			module_put(patch->mod);
+	}
 	klpc_target_state = KLPC_UNDEFINED;
-	klpc_transition_patch = NULL;
+	WRITE_ONCE(klpc_transition_patch, NULL);
+
+	klpc_hooks_detach();
+	klpc_tasks_free();
+	kvfree(klpc_ranges);
+	klpc_ranges = NULL;
+	klpc_nr_ranges = 0;
+}
+
+static unsigned int klpc_count_tasks(void)
+{
+	struct task_struct *g, *t;
+	unsigned int nr = num_possible_cpus();
+
+	rcu_read_lock();
+	for_each_process_thread(g, t)
+		nr++;
+	rcu_read_unlock();
+	return nr;
+}
+
+/*
+ * Give every task alive now an entry.  The fork hook is attached already,
+ * so a task that is not on the task list yet gets its entry when it forks;
+ * a task seen here cannot be freed before the walk ends (RCU), so the free
+ * hook removes its entry afterwards.
+ */
+static int klpc_populate_tasks(unsigned int max)
+{
+	struct klpc_task **pool;
+	struct task_struct *g, *t;
+	unsigned int used = 0, n = 0;
+	int cpu, ret = 0;
+
+	pool = kvcalloc(max, sizeof(*pool), GFP_KERNEL);
+	if (!pool)
+		return -ENOMEM;
+	for (n = 0; n < max; n++) {
+		pool[n] = klpc_tasks_alloc_entry();
+		if (!pool[n]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+
+	rcu_read_lock();
+	for_each_process_thread(g, t) {
+		if (used == max) {
+			ret = -EAGAIN;
+			break;
+		}
+		used += klpc_tasks_add(t, pool[used]);
+	}
+	rcu_read_unlock();
+	for_each_possible_cpu(cpu) {
+		if (ret || used == max) {
+			ret = ret ?: -EAGAIN;
+			break;
+		}
+		used += klpc_tasks_add(klpc_ksyms.idle_task(cpu), pool[used]);
+	}
+out:
+	while (n > used)
+		klpc_tasks_free_entry(pool[--n]);
+	kvfree(pool);
+	return ret;
+}
+
+static bool klpc_patches_do_exit(struct klpc_patch *patch)
+{
+	struct klpc_object *obj;
+	struct klpc_func *func;
+
+	klpc_for_each_object(patch, obj)
+		klpc_for_each_func(obj, func)
+			if ((unsigned long)func->old_func == klpc_ksyms.do_exit)
+				return true;
+	return false;
 }
 
 /**
@@ -89,20 +416,62 @@ static void klpc_end_transition(void)
  * @patch:	the patch
  * @state:	KLPC_PATCHED to apply it, KLPC_UNPATCHED to revert it
  *
- * Marks every func of @patch as in transition.  The caller must order these
- * writes before pushing the funcs on their stacks (smp_wmb()).
+ * Every task gets an entry in the state it is in now, the hooks that move
+ * tasks are attached, and then the funcs are marked as in transition.  When
+ * patching, the caller must order this before pushing the funcs on their
+ * stacks (smp_wmb()).
+ *
+ * Return: 0 or an error, with nothing changed.
  */
-void klpc_init_transition(struct klpc_patch *patch, int state)
+int klpc_init_transition(struct klpc_patch *patch, int state)
 {
+	unsigned int nr;
+	int ret, tries;
 	struct klpc_object *obj;
 
-	WARN_ON_ONCE(klpc_target_state != KLPC_UNDEFINED);
+	if (WARN_ON_ONCE(klpc_target_state != KLPC_UNDEFINED))
+		return -EBUSY;
+
+	for (tries = 0; tries < 3; tries++) {
+		nr = klpc_count_tasks() + 256;
+		ret = klpc_tasks_alloc(state, nr);
+		if (ret)
+			break;
+		ret = klpc_hooks_attach();
+		if (ret) {
+			klpc_tasks_free();
+			break;
+		}
+		ret = klpc_populate_tasks(nr);
+		if (!ret)
+			break;
+		klpc_hooks_detach();
+		klpc_tasks_free();
+		if (ret != -EAGAIN)
+			break;
+	}
+	if (ret) {
+		pr_err("patch '%s': cannot prepare the %s transition (%d)\n",
+		       patch->mod->name, klpc_state_verb(state), ret);
+		return ret;
+	}
+
 	klpc_transition_patch = patch;
-	WRITE_ONCE(klpc_target_state, state);
+	klpc_target_state = state;
+	klpc_started = jiffies;
+	klpc_last_report = jiffies;
+	klpc_last_signals = jiffies;
+	klpc_retry_ms = KLPC_RETRY_MIN_MS;
+	klpc_stall_reversed = false;
+	klpc_do_exit_in_transition = klpc_patches_do_exit(patch);
 	if (state == KLPC_PATCHED)
 		klpc_for_each_object(patch, obj)
 			obj->callbacks.post_unpatch_enabled = false;
+
+	/* every task has its entry before any func reads as in transition */
+	smp_wmb();
 	klpc_set_funcs_transition(patch, true);
+	return 0;
 }
 
 /**
@@ -116,8 +485,9 @@ void klpc_cancel_transition(void)
 {
 	if (WARN_ON_ONCE(klpc_target_state != KLPC_PATCHED))
 		return;
-	WRITE_ONCE(klpc_target_state, KLPC_UNPATCHED);
-	klpc_end_transition();
+	klpc_target_state = KLPC_UNPATCHED;
+	klpc_tasks_set_target(KLPC_UNPATCHED, true);
+	klpc_end_transition(false);
 }
 
 /**
@@ -127,23 +497,132 @@ void klpc_start_transition(void)
 {
 	pr_notice("'%s': starting %s transition\n",
 		  klpc_transition_patch->mod->name,
-		  klpc_target_state == KLPC_PATCHED ? "patching" : "unpatching");
+		  klpc_state_verb(klpc_target_state));
+}
+
+static void klpc_schedule_retry(void)
+{
+	mod_delayed_work(system_wq, &klpc_transition_work,
+			 msecs_to_jiffies(klpc_retry_ms));
+	klpc_retry_ms = min(klpc_retry_ms * 2, KLPC_RETRY_MAX_MS);
+}
+
+static void klpc_transition_stalled(void)
+{
+	unsigned long now = jiffies;
+
+	if (time_after(now, klpc_last_report + KLPC_REPORT_INTERVAL)) {
+		klpc_last_report = now;
+		pr_info("'%s': %u tasks still blocking the %s transition after %u s (see /proc/klpc/tasks)\n",
+			klpc_transition_patch->mod->name, klpc_tasks_pending(),
+			klpc_state_verb(klpc_target_state),
+			jiffies_to_msecs(now - klpc_started) / 1000);
+	}
+	if (time_after(now, klpc_started + KLPC_SIGNALS_TIMEOUT) &&
+	    time_after(now, klpc_last_signals + HZ)) {
+		klpc_last_signals = now;
+		klpc_send_signals();
+	}
+	if (stall_reverse_secs && !klpc_stall_reversed &&
+	    time_after(now, klpc_started + stall_reverse_secs * HZ)) {
+		pr_warn("'%s': %s transition stalled for %u s, reversing it\n",
+			klpc_transition_patch->mod->name,
+			klpc_state_verb(klpc_target_state), stall_reverse_secs);
+		if (!klpc_reverse_transition())
+			klpc_stall_reversed = true;
+	}
 }
 
 /**
- * klpc_try_complete_transition() - complete the transition if it can be
+ * klpc_try_complete_transition() - move what can move; complete if all did
  *
- * When the transition completes after unpatching, the patch module is
- * released and may be removed.
+ * Called with klpc_mutex held.  Completing an unpatching transition
+ * releases the patch module.
  */
 void klpc_try_complete_transition(void)
 {
-	struct klpc_patch *patch = klpc_transition_patch;
-	int state = klpc_target_state;
+	if (klpc_tasks_pending())
+		klpc_check_tasks();
+	if (!klpc_tasks_pending()) {
+		klpc_end_transition(true);
+		return;
+	}
+	klpc_transition_stalled();
+	if (klpc_transition_patch)
+		klpc_schedule_retry();
+}
 
-	klpc_end_transition();
-	pr_notice("'%s': %s complete\n", patch->mod->name,
-		  state == KLPC_PATCHED ? "patching" : "unpatching");
-	if (state == KLPC_UNPATCHED)
-		module_put(patch->mod);
+static void klpc_transition_work_fn(struct work_struct *work)
+{
+	mutex_lock(&klpc_mutex);
+	if (klpc_transition_patch)
+		klpc_try_complete_transition();
+	mutex_unlock(&klpc_mutex);
+}
+
+/**
+ * klpc_reverse_transition() - send the transition back where it came from
+ *
+ * Tasks that already moved have to move back, under the same rules.
+ * Called with klpc_mutex held, by a write to 'enabled' during a transition
+ * or when a stalled transition times out.
+ *
+ * Return: 0, or -ENOMEM when the task table is incomplete.
+ */
+int klpc_reverse_transition(void)
+{
+	struct klpc_patch *patch = klpc_transition_patch;
+	int target = !klpc_target_state;
+
+	if (klpc_tasks_set_target(target, false)) {
+		pr_err("'%s': cannot reverse the transition: a task forked during it has no state (-ENOMEM)\n",
+		       patch->mod->name);
+		return -ENOMEM;
+	}
+	pr_notice("'%s': reversing transition from %s\n", patch->mod->name,
+		  klpc_state_verb(klpc_target_state));
+	klpc_target_state = target;
+	patch->enabled = target == KLPC_PATCHED;
+	klpc_retry_ms = KLPC_RETRY_MIN_MS;
+	klpc_transition_kick();
+	return 0;
+}
+
+/**
+ * klpc_force_transition() - move every remaining task at once
+ *
+ * Called with klpc_mutex held.  Tasks may still be running the code they
+ * are moved away from, so every patch is marked as forced and its module
+ * can never be removed.
+ */
+void klpc_force_transition(void)
+{
+	struct klpc_patch *patch;
+
+	pr_warn("'%s': forcing %u tasks to the %s state; they may run mixed versions, and no patch module can be removed any more\n",
+		klpc_transition_patch->mod->name, klpc_tasks_pending(),
+		klpc_target_state == KLPC_PATCHED ? "patched" : "unpatched");
+	klpc_tasks_set_target(klpc_target_state, true);
+	list_for_each_entry(patch, &klpc_patches, list)
+		patch->forced = true;
+	klpc_end_transition(true);
+}
+
+/**
+ * klpc_transition_init() - set up the per-CPU work items
+ */
+void klpc_transition_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		INIT_WORK(per_cpu_ptr(&klpc_idle_work, cpu), klpc_idle_work_fn);
+}
+
+/**
+ * klpc_transition_exit() - wait for a retry that may still be queued
+ */
+void klpc_transition_exit(void)
+{
+	cancel_delayed_work_sync(&klpc_transition_work);
 }

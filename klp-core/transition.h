@@ -9,10 +9,15 @@ struct task_struct;
 /* the patch being applied or reverted, or NULL; protected by klpc_mutex */
 extern struct klpc_patch *klpc_transition_patch;
 
-void klpc_init_transition(struct klpc_patch *patch, int state);
+int klpc_init_transition(struct klpc_patch *patch, int state);
 void klpc_cancel_transition(void);
 void klpc_start_transition(void);
 void klpc_try_complete_transition(void);
-int klpc_task_patch_state(struct task_struct *task);
+int klpc_reverse_transition(void);
+void klpc_force_transition(void);
+void klpc_transition_kick(void);
+void klpc_task_exiting(struct task_struct *task);
+void klpc_transition_init(void);
+void klpc_transition_exit(void);
 
 #endif /* _KLPC_TRANSITION_H */

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _KLPC_TASKS_H
+#define _KLPC_TASKS_H
+
+#include <klpc.h>
+
+struct klpc_task;
+struct seq_file;
+struct task_struct;
+
+int klpc_tasks_alloc(int target, unsigned int nr_tasks);
+struct klpc_task *klpc_tasks_alloc_entry(void);
+void klpc_tasks_free_entry(struct klpc_task *e);
+int klpc_tasks_add(struct task_struct *task, struct klpc_task *e);
+void klpc_tasks_free(void);
+
+int klpc_task_patch_state(struct task_struct *task);
+bool klpc_task_pending(struct task_struct *task);
+bool klpc_task_switch(struct task_struct *task);
+void klpc_task_fork(struct task_struct *parent, struct task_struct *child);
+bool klpc_task_gone(struct task_struct *task);
+void klpc_task_set_blocker(struct task_struct *task, const char *why);
+
+int klpc_tasks_set_target(int target, bool force);
+unsigned int klpc_tasks_pending(void);
+struct task_struct **klpc_tasks_collect(unsigned int *nr);
+void klpc_tasks_show(struct seq_file *m);
+int klpc_tasks_proc_init(void);
+void klpc_tasks_proc_exit(void);
+
+#endif /* _KLPC_TASKS_H */

@@ -1,0 +1,56 @@
+#!/bin/sh
+# klpc and the kernel's built-in livepatch cannot both redirect one
+# function: whichever comes second fails with EBUSY and the first one
+# keeps working.
+set -eu
+# shellcheck source=tests/lib.sh
+. "${0%/*}/lib.sh"
+
+builtin_text='this has been live patched by the built-in livepatch'
+bdir=/sys/kernel/livepatch/klp_builtin_sample
+
+builtin_wait() {
+	i=0
+	while [ "$(cat "$bdir/transition")" != 0 ]; do
+		i=$((i + 1))
+		[ $i -le 300 ] || die "built-in livepatch transition stuck"
+		sleep 0.1
+	done
+}
+
+builtin_remove() {
+	write_sysfs 0 "$bdir/enabled" || die "cannot disable the built-in patch"
+	i=0
+	while [ -e "$bdir" ]; do
+		i=$((i + 1))
+		[ $i -le 300 ] || die "built-in patch not released"
+		sleep 0.1
+	done
+	unload klp-builtin-sample
+}
+
+orig=$(cat /proc/cmdline)
+klpc_core_load
+
+# built-in first, klpc second
+load klp-builtin-sample
+builtin_wait
+assert_eq "$builtin_text" "$(cat /proc/cmdline)" "built-in patch"
+dmesg_mark
+expect_load_error EBUSY klpc-sample
+assert_dmesg_has "klpc: patch 'klpc_sample': object 'vmlinux': function 'cmdline_proc_show' is already redirected"
+assert_not_exists "$(patch_dir klpc_sample)"
+assert_eq "$builtin_text" "$(cat /proc/cmdline)" "built-in patch intact"
+builtin_remove
+assert_eq "$orig" "$(cat /proc/cmdline)" "built-in patch removed"
+
+# klpc first, built-in second
+load klpc-sample
+wait_transition klpc_sample
+expect_load_fail klp-builtin-sample
+assert_not_exists "$bdir"
+assert_eq "$KLPC_SAMPLE_TEXT" "$(cat /proc/cmdline)" "klpc patch intact"
+disable_patch klpc_sample
+assert_eq "$orig" "$(cat /proc/cmdline)" "klpc patch removed"
+unload klpc-sample
+unload klpc

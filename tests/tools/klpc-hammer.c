@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klpc-hammer - load generators for the guest tests
+ *
+ *	klpc-hammer getppid SECONDS	call getppid() in a loop
+ *	klpc-hammer spin SECONDS	burn CPU without any system call
+ *	klpc-hammer read FILE SECONDS	read FILE again and again; exit 1 if
+ *					it ever shows "mismatches=" non-zero
+ *	klpc-hammer forks SECONDS	fork and reap children in a loop
+ *	klpc-hammer ppid 0		print what getppid() returns
+ */
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int hammer_read(const char *path, double end)
+{
+	char buf[256];
+	const char *m;
+	ssize_t n;
+	int fd;
+
+	while (now() < end) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			return 2;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		m = strstr(buf, "mismatches=");
+		if (m && atol(m + 11)) {
+			fprintf(stderr, "klpc-hammer: %s", buf);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	volatile unsigned long spin = 0;
+	double end;
+	pid_t pid;
+
+	if (argc < 3)
+		return 2;
+	end = now() + atof(argv[argc - 1]);
+	if (!strcmp(argv[1], "getppid")) {
+		while (now() < end)
+			syscall(SYS_getppid);
+	} else if (!strcmp(argv[1], "spin")) {
+		/* time is read every 2^24 rounds through the vDSO: no syscall */
+		while (++spin & 0xffffff || now() < end)
+			;
+	} else if (!strcmp(argv[1], "read") && argc == 4) {
+		return hammer_read(argv[2], end);
+	} else if (!strcmp(argv[1], "ppid")) {
+		printf("%ld\n", (long)syscall(SYS_getppid));
+	} else if (!strcmp(argv[1], "forks")) {
+		while (now() < end) {
+			pid = fork();
+			if (!pid)
+				_exit(0);
+			if (pid > 0)
+				waitpid(pid, NULL, 0);
+		}
+	} else {
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,149 @@
+#!/bin/sh
+# make check: checkpatch (--strict) on our C sources, a W=1 build and a
+# sparse build without warnings, shellcheck on our shell scripts.
+# Each step prints PASS or FAIL; the last line is "check: N passed, N failed".
+# Env: KLPC_KDIR (kernel build tree), KLPC_CACHE (checkpatch cache).
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tools/lib.sh
+. "$ROOT/tools/lib.sh"
+
+C_DIRS="klp-core include sample-patches tests/modules bench"
+SH_DIRS="vm tests .ci tools bench"
+LOGDIR=$ROOT/build/check
+PASSED=0
+FAILED=0
+
+step_result() {
+	if [ "$2" -eq 0 ]; then
+		echo "PASS: $1"
+		PASSED=$((PASSED + 1))
+	else
+		echo "FAIL: $1"
+		FAILED=$((FAILED + 1))
+	fi
+}
+
+# c_sources: our *.c and *.h (not the *.mod.c kbuild generates).
+c_sources() {
+	for d in $C_DIRS; do
+		[ -d "$ROOT/$d" ] || continue
+		find "$ROOT/$d" -type f \( -name '*.c' -o -name '*.h' \) \
+			! -name '*.mod.c'
+	done | sort
+}
+
+# shell_scripts: *.sh files and files whose first line names sh or bash.
+shell_scripts() {
+	for d in $SH_DIRS; do
+		[ -d "$ROOT/$d" ] || continue
+		find "$ROOT/$d" -type f ! -name '*.ko' ! -name '*.o' | while read -r f; do
+			case $f in
+			*.sh) echo "$f" ;;
+			*) head -n 1 "$f" | grep -Eq '^#!.*[/ ](ba)?sh( |$)' && echo "$f" ;;
+			esac
+		done
+	done | sort
+}
+
+# checkpatch_dir: checkpatch.pl and its data files, extracted once from
+# the linux-source-6.1 tarball into the cache.
+checkpatch_dir() {
+	tarball=/usr/src/linux-source-6.1.tar.xz
+	[ -f "$tarball" ] || ensure_pkgs linux-source-6.1 xz-utils
+	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo local)
+	dir=$KLPC_CACHE/checkpatch/$ver
+	if [ ! -x "$dir/checkpatch.pl" ]; then
+		msg "extracting checkpatch.pl from $tarball"
+		mkdir -p "$dir.tmp"
+		tar -xJf "$tarball" -C "$dir.tmp" --strip-components=2 \
+			linux-source-6.1/scripts/checkpatch.pl \
+			linux-source-6.1/scripts/spelling.txt \
+			linux-source-6.1/scripts/const_structs.checkpatch
+		rm -rf "$dir"
+		mv "$dir.tmp" "$dir"
+	fi
+	echo "$dir"
+}
+
+do_checkpatch() {
+	files=$(c_sources)
+	[ -n "$files" ] || {
+		echo "no C sources"
+		return 1
+	}
+	cp=$(checkpatch_dir)/checkpatch.pl
+	rc=0
+	for f in $files; do
+		out=$(perl "$cp" --strict --no-tree --terse --show-types -f "$f" 2>&1) ||
+			{
+				rc=1
+				echo "$out"
+			}
+	done
+	echo "checkpatch: $(echo "$files" | wc -l) file(s) checked"
+	return $rc
+}
+
+# kbuild LOG ARGS...: a clean kbuild run with ARGS, output in LOG.
+kbuild() {
+	log=$1
+	shift
+	make -C "$KDIR" M="$ROOT" clean >/dev/null 2>&1 || true
+	make -C "$KDIR" M="$ROOT" -j"$(nproc)" "$@" modules >"$log" 2>&1
+}
+
+do_w1() {
+	if ! kbuild "$LOGDIR/w1.log" W=1; then
+		tail -n 40 "$LOGDIR/w1.log"
+		echo "W=1 build failed (log: $LOGDIR/w1.log)"
+		return 1
+	fi
+	if grep -i 'warning:' "$LOGDIR/w1.log"; then
+		echo "W=1 build has warnings (log: $LOGDIR/w1.log)"
+		return 1
+	fi
+}
+
+do_sparse() {
+	if ! kbuild "$LOGDIR/sparse.log" C=2; then
+		tail -n 40 "$LOGDIR/sparse.log"
+		echo "sparse build failed (log: $LOGDIR/sparse.log)"
+		return 1
+	fi
+	if grep -E '(warning|error):' "$LOGDIR/sparse.log"; then
+		echo "sparse reports problems (log: $LOGDIR/sparse.log)"
+		return 1
+	fi
+}
+
+do_shellcheck() {
+	files=$(shell_scripts)
+	# shellcheck disable=SC2086 # a list of paths without blanks
+	(cd "$ROOT" && shellcheck -x $files) || return 1
+	echo "shellcheck: $(echo "$files" | wc -l) script(s) checked"
+}
+
+# step NAME FUNCTION: run a step, indenting its output.
+step() {
+	echo "== $1"
+	rc=0
+	"$2" >"$LOGDIR/$2.out" 2>&1 || rc=$?
+	sed 's/^/    /' "$LOGDIR/$2.out"
+	step_result "$1" "$rc"
+}
+
+main() {
+	ensure_pkgs perl sparse shellcheck make gcc
+	KDIR=${KLPC_KDIR:-$("$ROOT/tools/kdir.sh")}
+	[ -d "$KDIR" ] || die "no kernel build tree at '$KDIR'"
+	mkdir -p "$LOGDIR"
+	step "checkpatch --strict" do_checkpatch
+	step "W=1 build without warnings" do_w1
+	step "sparse (C=2) without warnings" do_sparse
+	step "shellcheck" do_shellcheck
+	echo "check: $PASSED passed, $FAILED failed"
+	[ "$FAILED" -eq 0 ]
+}
+
+main "$@"

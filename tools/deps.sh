@@ -1,0 +1,35 @@
+#!/bin/sh
+# Make sure the host has the Debian packages a task needs.
+# Usage: tools/deps.sh build|check|vm|ci ...
+# As root, missing packages are installed (apt-get update first);
+# otherwise the missing ones are named and the script fails.
+set -eu
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+pkgs_for() {
+	case $1 in
+	build) echo make gcc libc6-dev linux-headers-amd64 libelf-dev ;;
+	check) echo make gcc libc6-dev linux-headers-amd64 libelf-dev \
+		linux-source-6.1 xz-utils perl sparse shellcheck ;;
+	vm) echo make gcc libc6-dev linux-headers-amd64 libelf-dev \
+		qemu-system-x86 debootstrap kmod cpio gzip util-linux ;;
+	*) die "unknown package set '$1' (build|check|vm|ci)" ;;
+	esac
+}
+
+main() {
+	[ $# -gt 0 ] || die "usage: $0 build|check|vm|ci ..."
+	all=
+	for set in "$@"; do
+		if [ "$set" = ci ]; then
+			all="$all $(pkgs_for check) $(pkgs_for vm)"
+		else
+			all="$all $(pkgs_for "$set")"
+		fi
+	done
+	# shellcheck disable=SC2086 # a list of package names
+	ensure_pkgs $all
+}
+
+main "$@"

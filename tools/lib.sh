@@ -1,0 +1,95 @@
+# shellcheck shell=sh
+# Host-side helpers shared by tools/*.sh, vm/*.sh and .ci/run.
+# Source it; it defines functions and a few variables, and runs nothing else.
+
+KLPC_CACHE=${KLPC_CACHE:-/var/cache/klpc}
+
+msg() {
+	printf 'klpc: %s\n' "$*" >&2
+}
+
+die() {
+	msg "error: $*"
+	exit 1
+}
+
+is_root() {
+	[ "$(id -u)" -eq 0 ]
+}
+
+pkg_installed() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'
+}
+
+# apt_update: run 'apt-get update' at most once per process tree.
+apt_update() {
+	[ -n "${KLPC_APT_UPDATED:-}" ] && return 0
+	msg "apt-get update"
+	apt-get update -q >&2
+	KLPC_APT_UPDATED=1
+	export KLPC_APT_UPDATED
+}
+
+# ensure_pkgs PKG...: install the missing ones (root), or fail naming them.
+ensure_pkgs() {
+	missing=
+	for p in "$@"; do
+		pkg_installed "$p" || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	is_root || die "missing package(s):$missing (run: apt-get install$missing)"
+	apt_update
+	msg "installing:$missing"
+	# shellcheck disable=SC2086 # word splitting of the list is wanted
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends $missing >&2
+}
+
+# headers_kver: kernel release of the installed linux-headers-amd64,
+# e.g. 6.1.0-57-amd64 (from its Depends). Empty if not installed.
+headers_kver() {
+	dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
+		tr ',' '\n' |
+		sed -n 's/^ *linux-headers-\([0-9][^ ]*\).*/\1/p' | head -n 1
+}
+
+# ensure_headers: print the kernel release, installing the headers if root.
+ensure_headers() {
+	kver=$(headers_kver)
+	if [ -z "$kver" ]; then
+		is_root || die "kernel headers missing: apt-get install linux-headers-amd64"
+		ensure_pkgs linux-headers-amd64
+		kver=$(headers_kver)
+		[ -n "$kver" ] || die "linux-headers-amd64 names no linux-headers-<version>"
+	fi
+	printf '%s\n' "$kver"
+}
+
+# kdir_kver KDIR: the kernel release a build tree is for (UTS_RELEASE,
+# which is what modules' vermagic carries; Debian's kernel.release differs).
+kdir_kver() {
+	f=$1/include/generated/utsrelease.h
+	[ -r "$f" ] || die "$1 is not a prepared kernel build tree ($f missing)"
+	sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$f"
+}
+
+# klpc_kver: the guest kernel release. From KLPC_KDIR if set (so a KDIR
+# override is honoured), else from the linux-headers-amd64 package.
+klpc_kver() {
+	if [ -n "${KLPC_KDIR:-}" ]; then
+		kdir_kver "$KLPC_KDIR"
+	else
+		ensure_headers
+	fi
+}
+
+# take_lock NAME: hold an exclusive lock in the cache (fd 9) until exit,
+# so two runs never build the same cached file at once.
+take_lock() {
+	mkdir -p "$KLPC_CACHE"
+	exec 9>"$KLPC_CACHE/$1.lock"
+	if ! flock -n 9; then
+		msg "waiting for another run holding $KLPC_CACHE/$1.lock"
+		flock 9
+	fi
+}

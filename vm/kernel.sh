@@ -1,0 +1,60 @@
+#!/bin/sh
+# Fetch Debian's kernel image for the guest (same release as the headers)
+# into the cache, without installing it, and print the path of the vmlinuz.
+# Env: KLPC_CACHE (default /var/cache/klpc), KLPC_KDIR (build tree whose
+# release to use), KLPC_KERNEL (use this bzImage instead; nothing fetched).
+set -eu
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/../tools/lib.sh"
+
+# image_version KVER: the Debian version to fetch, the headers' one if known.
+image_version() {
+	dpkg-query -W -f='${Version}' "linux-headers-$1" 2>/dev/null || true
+}
+
+download_image() {
+	pkg=linux-image-$1
+	ver=$(image_version "$1")
+	spec=$pkg${ver:+=$ver}
+	# apt drops privileges to _apt for downloads: give it the directory.
+	chown _apt "$2" 2>/dev/null || true
+	if ! (cd "$2" && apt-get download -q "$spec" >&2); then
+		is_root || die "cannot download $spec (run 'apt-get update' as root?)"
+		apt_update
+		(cd "$2" && apt-get download -q "$spec" >&2) ||
+			die "cannot download $spec: no such Debian kernel package"
+	fi
+}
+
+fetch_kernel() {
+	kver=$1
+	dir=$KLPC_CACHE/kernel/$kver
+	[ -s "$dir/vmlinuz" ] && return 0
+	take_lock kernel
+	[ -s "$dir/vmlinuz" ] && return 0
+	msg "downloading Debian kernel image linux-image-$kver"
+	mkdir -p "$KLPC_CACHE/kernel"
+	tmp=$(mktemp -d "$KLPC_CACHE/kernel/.fetch.XXXXXX")
+	download_image "$kver" "$tmp"
+	msg "unpacking $(basename "$tmp"/*.deb)"
+	dpkg -x "$tmp"/*.deb "$tmp/x"
+	[ -s "$tmp/x/boot/vmlinuz-$kver" ] || die "no boot/vmlinuz-$kver in the package"
+	mkdir -p "$dir"
+	cp "$tmp/x/boot/config-$kver" "$dir/config" 2>/dev/null || true
+	cp "$tmp/x/boot/vmlinuz-$kver" "$dir/vmlinuz.tmp"
+	mv "$dir/vmlinuz.tmp" "$dir/vmlinuz"
+	rm -rf "$tmp"
+}
+
+main() {
+	if [ -n "${KLPC_KERNEL:-}" ]; then
+		[ -s "$KLPC_KERNEL" ] || die "KLPC_KERNEL=$KLPC_KERNEL: no such file"
+		printf '%s\n' "$KLPC_KERNEL"
+		return 0
+	fi
+	kver=${1:-$(klpc_kver)}
+	fetch_kernel "$kver"
+	printf '%s\n' "$KLPC_CACHE/kernel/$kver/vmlinuz"
+}
+
+main "$@"

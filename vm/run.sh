@@ -1,0 +1,234 @@
+#!/bin/bash
+# Boot the klpc test guest under QEMU and judge the run from its console.
+# Usage: vm/run.sh demo|test|bench|shell
+#
+# Env: KLPC_CACHE   cache for the kernel and base root (/var/cache/klpc)
+#      KLPC_KDIR    kernel build tree (its release picks the guest kernel)
+#      KLPC_KERNEL  boot this bzImage instead of Debian's
+#      KLPC_TIMEOUT hard limit in seconds (demo 600, test 1200, bench 3600,
+#                   shell none)
+#      KLPC_FILTER  test glob(s), comma-separated (klpc.filter=)
+#      KLPC_ACCEL   kvm|tcg|auto (default auto: KVM only if a probe boots)
+#      KLPC_MEM / KLPC_SMP  guest memory (2048) and CPUs (2)
+# Console log: build/vm-MODE.log. In test mode the last line printed is
+# exactly "N passed, N failed", host-detected failures included.
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tools/lib.sh
+. "$ROOT/tools/lib.sh"
+
+KERNEL_BAD=('Kernel panic' 'WARNING:' 'BUG:' 'Oops' 'general protection')
+QEMU_PIDFILE=
+
+default_timeout() {
+	case $1 in
+	demo) echo 600 ;;
+	test) echo 1200 ;;
+	bench) echo 3600 ;;
+	shell) echo 0 ;;
+	esac
+}
+
+stop_qemu() {
+	local pid
+	[ -n "$QEMU_PIDFILE" ] && [ -s "$QEMU_PIDFILE" ] || return 0
+	pid=$(cat "$QEMU_PIDFILE")
+	if kill -0 "$pid" 2>/dev/null; then
+		msg "stopping QEMU (pid $pid)"
+		kill "$pid" 2>/dev/null || true
+		sleep 2
+		kill -9 "$pid" 2>/dev/null || true
+	fi
+	rm -f "$QEMU_PIDFILE"
+}
+
+# kvm_works KERNEL: boot KERNEL under KVM to its no-root panic; a sane KVM
+# gets there within seconds (on some hosts KVM fails or stalls in the BIOS).
+kvm_works() {
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
+	timeout -k 2 15 qemu-system-x86_64 -accel kvm -cpu host -m 256 \
+		-nographic -no-reboot -nic none -kernel "$1" \
+		-append "console=ttyS0 panic=-1 rdinit=/none root=/dev/none" \
+		</dev/null 2>&1 | grep -q 'Kernel panic'
+}
+
+# accel_args KERNEL: QEMU accelerator options.
+accel_args() {
+	local accel=${KLPC_ACCEL:-auto}
+	if [ "$accel" = auto ]; then
+		accel=tcg
+		if kvm_works "$1"; then accel=kvm; fi
+	fi
+	case $accel in
+	kvm) echo "-accel kvm -cpu host" ;;
+	# Multi-threaded TCG hangs on cross-modifying code: single-threaded.
+	tcg) echo "-accel tcg,thread=single -cpu max" ;;
+	*) die "KLPC_ACCEL=$accel: use kvm, tcg or auto" ;;
+	esac
+}
+
+# copy_tree SRC DST: copy a source directory without build outputs.
+copy_tree() {
+	mkdir -p "$2"
+	tar -C "$1" -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude='.*.cmd' --exclude=modules.order \
+		--exclude=Module.symvers --exclude='*.a' . | tar -C "$2" -xf -
+}
+
+# build_overlay DIR KVER: /init and /klpc (modules, tests, vm, bench, kver)
+# packed as DIR/overlay.cpio.gz.
+build_overlay() {
+	local dir=$1 stage=$1/overlay ko n=0
+	rm -rf "$stage"
+	mkdir -p "$stage/klpc/modules"
+	install -m 755 "$ROOT/vm/init" "$stage/init"
+	while IFS= read -r ko; do
+		[ ! -e "$stage/klpc/modules/${ko##*/}" ] ||
+			die "two modules named ${ko##*/}: $ko and another"
+		cp "$ko" "$stage/klpc/modules/"
+		n=$((n + 1))
+	done < <(find "$ROOT" \( -path "$ROOT/.git" -o -path "$ROOT/build" \) \
+		-prune -o -name '*.ko' -type f -print | sort)
+	[ $n -gt 0 ] || msg "warning: no built .ko found (run 'make' first?)"
+	copy_tree "$ROOT/tests" "$stage/klpc/tests"
+	copy_tree "$ROOT/vm" "$stage/klpc/vm"
+	[ ! -d "$ROOT/bench" ] || copy_tree "$ROOT/bench" "$stage/klpc/bench"
+	echo "$2" >"$stage/klpc/kver"
+	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
+		cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$dir/overlay.cpio.gz"
+	msg "overlay: $n module(s), tests, vm scripts for $2"
+}
+
+cmdline() {
+	local s="console=ttyS0 loglevel=5 panic=-1 klpc.mode=$1"
+	[ -z "${KLPC_FILTER:-}" ] || s="$s klpc.filter=$KLPC_FILTER"
+	echo "$s"
+}
+
+# boot MODE KERNEL INITRD LOG: run QEMU, console to the terminal and LOG.
+# Prints QEMU's exit status (124 for the timeout).
+boot() {
+	local mode=$1 t accel rc tflags=() input=/dev/null
+	t=${KLPC_TIMEOUT:-$(default_timeout "$mode")}
+	accel=$(accel_args "$2")
+	if [ "$mode" = shell ]; then
+		tflags=(--foreground)
+		input=/dev/stdin
+	fi
+	msg "booting $(basename "$2") ($accel, timeout ${t}s), console log ${4%.raw}"
+	SECONDS=0
+	# shellcheck disable=SC2086 # $accel holds several options
+	timeout "${tflags[@]}" -k 10 "$t" qemu-system-x86_64 $accel \
+		-m "${KLPC_MEM:-2048}" -smp "${KLPC_SMP:-2}" -nographic -no-reboot \
+		-nic none -pidfile "$QEMU_PIDFILE" -kernel "$2" -initrd "$3" \
+		-append "$(cmdline "$mode")" <"$input" 2>&1 | tee "$4" >&2
+	rc=${PIPESTATUS[0]}
+	msg "QEMU ran for $SECONDS s (status $rc)"
+	echo "$rc"
+}
+
+# show_matches FILE REGEX: the matching lines with some context.
+show_matches() {
+	grep -n -E -m 3 -B 3 -A 15 -- "$2" "$1" | head -n 60 | sed 's/^/    /' >&2
+}
+
+# scan_log LOG QEMU_RC MODE: report host-detected problems; prints their count.
+scan_log() {
+	local log=$1 qrc=$2 mode=$3 n=0 re
+	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+		msg "FAIL: timeout: the guest did not finish in time (hung?); last lines:"
+		tail -n 30 "$log" | sed 's/^/    /' >&2
+		n=$((n + 1))
+	elif [ "$qrc" != 0 ]; then
+		msg "FAIL: QEMU exited with status $qrc"
+		n=$((n + 1))
+	fi
+	for re in "${KERNEL_BAD[@]}"; do
+		grep -q -- "$re" "$log" || continue
+		msg "FAIL: '$re' in the console log:"
+		show_matches "$log" "$re"
+		n=$((n + 1))
+	done
+	if [ "$n" -eq 0 ] && ! grep -q "^KLPC-VM: END mode=$mode" "$log"; then
+		msg "FAIL: no end marker: the guest stopped before finishing"
+		tail -n 30 "$log" | sed 's/^/    /' >&2
+		n=$((n + 1))
+	fi
+	echo "$n"
+}
+
+# test_summary LOG HOST_FAILURES: the final "N passed, N failed" line.
+test_summary() {
+	local line passed=0 failed=0 skipped=0 extra=$2
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$1" |
+		tail -n 1)
+	if [ -z "$line" ]; then
+		msg "FAIL: no 'N passed, N failed' line from the guest runner"
+		extra=$((extra + 1))
+	else
+		passed=$(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')
+		failed=$(echo "$line" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
+		case $line in *skipped) skipped=$(echo "$line" | sed -E 's/.*, ([0-9]+) skipped/\1/') ;; esac
+	fi
+	failed=$((failed + extra))
+	line="$passed passed, $failed failed"
+	[ "$skipped" -eq 0 ] || line="$line, $skipped skipped"
+	echo "$line"
+}
+
+# judge MODE LOG HOST_FAILURES: exit status of the run (plus test summary).
+judge() {
+	local mode=$1 log=$2 bad=$3 summary
+	case $mode in
+	test)
+		summary=$(test_summary "$log" "$bad")
+		echo "$summary"
+		case $summary in *" 0 failed"*) return 0 ;; esac
+		return 1
+		;;
+	demo)
+		if grep -q '^KLPC-DEMO: OK$' "$log" && [ "$bad" -eq 0 ]; then
+			msg "demo: OK"
+			return 0
+		fi
+		msg "demo: FAILED"
+		return 1
+		;;
+	*)
+		if [ "$bad" -eq 0 ] && grep -q "^KLPC-VM: END mode=$mode rc=0$" "$log"; then
+			msg "$mode: OK"
+			return 0
+		fi
+		msg "$mode: FAILED"
+		return 1
+		;;
+	esac
+}
+
+main() {
+	local mode=${1:-} kver kernel base dir log qrc bad
+	case $mode in
+	demo | test | bench | shell) ;;
+	*) die "usage: $0 demo|test|bench|shell" ;;
+	esac
+	kver=$(klpc_kver)
+	kernel=$("$ROOT/vm/kernel.sh" "$kver")
+	base=$("$ROOT/vm/base.sh")
+	dir=$ROOT/build/vm-$mode
+	log=$ROOT/build/vm-$mode.log
+	mkdir -p "$dir"
+	build_overlay "$dir" "$kver"
+	cat "$base" "$dir/overlay.cpio.gz" >"$dir/initrd.img"
+	QEMU_PIDFILE=$dir/qemu.pid
+	trap stop_qemu EXIT
+	trap 'exit 130' INT TERM HUP
+	qrc=$(boot "$mode" "$kernel" "$dir/initrd.img" "$log.raw")
+	stop_qemu
+	tr -d '\r' <"$log.raw" >"$log"
+	rm -f "$log.raw"
+	[ "$mode" != shell ] || return 0
+	bad=$(scan_log "$log" "$qrc" "$mode")
+	judge "$mode" "$log" "$bad"
+}
+
+main "$@"
