@@ -159,19 +159,11 @@ struct klpc_patch {
 	struct completion finish;
 };
 
-#define klpc_for_each_object_static(patch, obj) \
-	for (obj = (patch)->objs; obj->funcs || obj->name; obj++)
-
 #define klpc_for_each_object_safe(patch, obj, tmp_obj)		\
 	list_for_each_entry_safe(obj, tmp_obj, &(patch)->obj_list, node)
 
 #define klpc_for_each_object(patch, obj)	\
 	list_for_each_entry(obj, &(patch)->obj_list, node)
-
-#define klpc_for_each_func_static(obj, func) \
-	for (func = (obj)->funcs; \
-	     func->old_name || func->new_func || func->old_sympos; \
-	     func++)
 
 #define klpc_for_each_func_safe(obj, func, tmp_func)			\
 	list_for_each_entry_safe(func, tmp_func, &(obj)->func_list, node)

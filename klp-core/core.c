@@ -29,6 +29,7 @@
 #include "tasks.h"
 #include "transition.h"
 
+/* serializes all patch state changes; see core.h */
 DEFINE_MUTEX(klpc_mutex);
 LIST_HEAD(klpc_patches);
 
@@ -64,13 +65,13 @@ static int klpc_check_patch(struct klpc_patch *patch)
 		pr_err("invalid patch: no module or no objects\n");
 		return -EINVAL;
 	}
-	klpc_for_each_object_static(patch, obj) {
+	for (obj = patch->objs; klpc_obj_static_valid(obj); obj++) {
 		if (!obj->funcs || !(obj->funcs->old_name || obj->funcs->new_func)) {
 			pr_err("patch '%s': object '%s' has no functions\n",
 			       klpc_name(patch), klpc_obj_name(obj));
 			return -EINVAL;
 		}
-		klpc_for_each_func_static(obj, func) {
+		for (func = obj->funcs; klpc_func_static_valid(func); func++) {
 			if (func->old_name && func->new_func)
 				continue;
 			pr_err("patch '%s': object '%s': function '%s' has no %s\n",
@@ -100,12 +101,12 @@ static void klpc_init_patch_early(struct klpc_patch *patch)
 	patch->going = false;
 	init_completion(&patch->finish);
 
-	klpc_for_each_object_static(patch, obj) {
+	for (obj = patch->objs; klpc_obj_static_valid(obj); obj++) {
 		INIT_LIST_HEAD(&obj->func_list);
 		obj->mod = NULL;
 		obj->patched = false;
 		list_add_tail(&obj->node, &patch->obj_list);
-		klpc_for_each_func_static(obj, func) {
+		for (func = obj->funcs; klpc_func_static_valid(func); func++) {
 			func->patched = false;
 			func->transition = false;
 			list_add_tail(&func->node, &obj->func_list);
@@ -312,6 +313,7 @@ static int __klpc_disable_patch(struct klpc_patch *patch)
 	klpc_for_each_object(patch, obj)
 		if (obj->patched)
 			klpc_pre_unpatch_callback(obj);
+	/* the callbacks' writes are visible before any task moves */
 	smp_wmb();
 
 	klpc_start_transition();

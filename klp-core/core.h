@@ -11,6 +11,20 @@ extern struct mutex klpc_mutex;
 /* registered patches, in the order they were registered (stack order) */
 extern struct list_head klpc_patches;
 
+/*
+ * Walk the tables a patch module hands in, which end with an all-zero
+ * entry, before they are linked into the patch's lists.
+ */
+static inline bool klpc_obj_static_valid(struct klpc_object *obj)
+{
+	return obj->funcs || obj->name;
+}
+
+static inline bool klpc_func_static_valid(struct klpc_func *func)
+{
+	return func->old_name || func->new_func || func->old_sympos;
+}
+
 static inline bool klpc_is_module(struct klpc_object *obj)
 {
 	return obj->name;

@@ -49,7 +49,6 @@ static const struct {
 	KLPC_KSYM(task_curr, task_curr),
 	KLPC_KSYM(stack_trace_save_tsk_reliable, stack_trace_save_tsk_reliable),
 	KLPC_KSYM(idle_task, idle_task),
-	KLPC_KSYM(lock_task_sighand, __lock_task_sighand),
 	KLPC_KSYM(signal_wake_up_state, signal_wake_up_state),
 	KLPC_KSYM(wake_up_state, wake_up_state),
 	KLPC_KSYM(do_exit, do_exit),

@@ -6,7 +6,6 @@
 
 struct module;
 struct task_struct;
-struct sighand_struct;
 
 /*
  * Kernel functions klpc needs that the 6.1 kernel does not export to
@@ -33,8 +32,6 @@ struct klpc_kernel_syms {
 					     unsigned long *store,
 					     unsigned int size);
 	struct task_struct *(*idle_task)(int cpu);
-	struct sighand_struct *(*lock_task_sighand)(struct task_struct *task,
-						    unsigned long *flags);
 	void (*signal_wake_up_state)(struct task_struct *t, unsigned int state);
 	int (*wake_up_state)(struct task_struct *p, unsigned int state);
 	unsigned long do_exit;

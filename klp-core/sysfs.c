@@ -174,9 +174,9 @@ void klpc_sysfs_init_patch(struct klpc_patch *patch)
 	struct klpc_func *func;
 
 	kobject_init(&patch->kobj, &klpc_ktype_patch);
-	klpc_for_each_object_static(patch, obj) {
+	for (obj = patch->objs; klpc_obj_static_valid(obj); obj++) {
 		kobject_init(&obj->kobj, &klpc_ktype_object);
-		klpc_for_each_func_static(obj, func)
+		for (func = obj->funcs; klpc_func_static_valid(func); func++)
 			kobject_init(&func->kobj, &klpc_ktype_func);
 	}
 }

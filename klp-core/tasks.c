@@ -55,6 +55,7 @@ struct klpc_table {
 	unsigned int nr;
 	unsigned int pending;
 	int target;
+	bool started;
 	bool lost;
 	struct hlist_head heads[];
 };
@@ -114,10 +115,14 @@ static void klpc_task_insert(struct klpc_table *t, struct klpc_task *e,
 		t->pending++;
 }
 
-/* Return true when this made the last pending task move. */
+/*
+ * Return true when this made the last pending task move.  No task moves
+ * before the transition starts: until every func of the patch is in place
+ * and marked, a task in the target state could run a mix of versions.
+ */
 static bool klpc_task_move(struct klpc_table *t, struct klpc_task *e)
 {
-	if (e->state == t->target)
+	if (!t->started || e->state == t->target)
 		return false;
 	WRITE_ONCE(e->state, t->target);
 	e->blocker = NULL;
@@ -283,7 +288,8 @@ bool klpc_task_gone(struct task_struct *task)
 	t = klpc_table_locked();
 	e = t ? klpc_task_find(t, task) : NULL;
 	if (e) {
-		last = klpc_task_move(t, e);
+		if (e->state != t->target)
+			last = !--t->pending && t->started;
 		hlist_del_rcu(&e->node);
 		t->nr--;
 	}
@@ -331,6 +337,21 @@ int klpc_tasks_set_target(int target, bool force)
 out:
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
 	return ret;
+}
+
+/**
+ * klpc_tasks_start() - let tasks move to the target state
+ */
+void klpc_tasks_start(void)
+{
+	struct klpc_table *t;
+	unsigned long flags;
+
+	spin_lock_irqsave(&klpc_table_lock, flags);
+	t = klpc_table_locked();
+	if (t)
+		t->started = true;
+	spin_unlock_irqrestore(&klpc_table_lock, flags);
 }
 
 /**

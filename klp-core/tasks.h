@@ -23,6 +23,7 @@ void klpc_task_set_blocker(struct task_struct *task, const char *why);
 
 int klpc_tasks_set_target(int target, bool force);
 unsigned int klpc_tasks_pending(void);
+void klpc_tasks_start(void);
 struct task_struct **klpc_tasks_collect(unsigned int *nr);
 void klpc_tasks_show(struct seq_file *m);
 int klpc_tasks_proc_init(void);

@@ -257,11 +257,30 @@ static void klpc_check_tasks(void)
 	cpus_read_unlock();
 }
 
-/* The fake signal: the sleeper leaves its wait, restarts its syscall. */
+/*
+ * The fake signal: the sleeper leaves its wait and restarts its syscall,
+ * passing the return to user space.  sighand is freed by RCU and may be
+ * swapped while unlocked, hence the re-check under its lock.
+ */
+static void klpc_fake_signal(struct task_struct *task)
+{
+	struct sighand_struct *sighand;
+	unsigned long flags;
+
+	rcu_read_lock();
+	sighand = rcu_dereference(task->sighand);
+	if (sighand) {
+		spin_lock_irqsave(&sighand->siglock, flags);
+		if (rcu_access_pointer(task->sighand) == sighand)
+			klpc_ksyms.signal_wake_up_state(task, 0);
+		spin_unlock_irqrestore(&sighand->siglock, flags);
+	}
+	rcu_read_unlock();
+}
+
 static void klpc_send_signals(void)
 {
 	struct task_struct **tasks, *task;
-	unsigned long flags;
 	unsigned int i, nr;
 
 	tasks = klpc_tasks_collect(&nr);
@@ -269,13 +288,10 @@ static void klpc_send_signals(void)
 		return;
 	for (i = 0; i < nr; i++) {
 		task = tasks[i];
-		if (task->flags & PF_KTHREAD) {
+		if (task->flags & PF_KTHREAD)
 			klpc_ksyms.wake_up_state(task, TASK_INTERRUPTIBLE);
-		} else if (!is_idle_task(task) &&
-			   klpc_ksyms.lock_task_sighand(task, &flags)) {
-			klpc_ksyms.signal_wake_up_state(task, 0);
-			unlock_task_sighand(task, &flags);
-		}
+		else if (!is_idle_task(task))
+			klpc_fake_signal(task);
 		put_task_struct(task);
 	}
 	kvfree(tasks);
@@ -495,6 +511,7 @@ void klpc_cancel_transition(void)
  */
 void klpc_start_transition(void)
 {
+	klpc_tasks_start();
 	pr_notice("'%s': starting %s transition\n",
 		  klpc_transition_patch->mod->name,
 		  klpc_state_verb(klpc_target_state));

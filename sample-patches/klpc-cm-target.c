@@ -23,12 +23,14 @@ static atomic_long_t klpc_cm_calls, klpc_cm_mismatches;
 static DECLARE_WAIT_QUEUE_HEAD(klpc_cm_wq);
 static bool klpc_cm_released;
 
-/* v1: returns x + 1 */
+/*
+ * v1: returns x + 1.  Exported so that the patched caller calls it,
+ * redirection and all.
+ */
 KLPC_TARGET_FUNC int klpc_cm_callee(int x)
 {
 	return x + 1;
 }
-/* exported so that the patched caller calls it, redirection and all */
 EXPORT_SYMBOL_GPL(klpc_cm_callee);
 
 /* Return: 0 if the callee kept the v1 convention, 1 on a mismatch. */

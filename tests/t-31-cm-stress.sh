@@ -1,14 +1,14 @@
 #!/bin/sh
 # klpc-cm-patch changes a callee's return convention and its caller.  While
 # readers hammer the pair and other processes fork and exit, the patch is
-# enabled, disabled and reversed mid-transition 120 times: no task may ever
+# enabled, disabled and reversed mid-transition 102 times: no task may ever
 # run an old caller into a new callee or the reverse.
 # klpc-timeout: 600
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"
 
-CYCLES=120
+CYCLES=102
 SECONDS_LOAD=600
 
 try_write() {
