@@ -607,10 +607,12 @@ static void klpc_module_going(struct module *mod)
 	if (!freed)
 		return;
 	/*
-	 * No task may be about to enter or return into the module's code:
-	 * a task preempted in an ftrace trampoline that was about to jump to
-	 * a new function shows no such frame on its stack.
+	 * No handler may still read the patch's funcs, and no task may be
+	 * about to enter or return into the module's code: a task preempted
+	 * in an ftrace trampoline on its way to a new function shows no such
+	 * frame on its stack.
 	 */
+	klpc_synchronize();
 	synchronize_rcu_tasks();
 	klpc_free_patch_finish(freed);
 }
@@ -659,7 +661,7 @@ static int __init klpc_init(void)
 	klpc_transition_init();
 	ret = klpc_sysfs_init();
 	if (ret)
-		return ret;
+		goto err_hooks;
 	ret = klpc_tasks_proc_init();
 	if (ret)
 		goto err_sysfs;
@@ -678,6 +680,8 @@ err_proc:
 	klpc_tasks_proc_exit();
 err_sysfs:
 	klpc_sysfs_exit();
+err_hooks:
+	klpc_hooks_exit();
 	return ret;
 }
 
@@ -689,6 +693,7 @@ static void __exit klpc_exit(void)
 	klpc_tasks_proc_exit();
 	klpc_sysfs_exit();
 	klpc_transition_exit();
+	klpc_hooks_exit();
 	klpc_patch_exit();
 }
 

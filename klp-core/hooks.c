@@ -78,10 +78,35 @@ static void klpc_find_tracepoint(struct tracepoint *tp, void *priv)
 			klpc_tracepoints[i].tp = tp;
 }
 
+/*
+ * The kprobes are registered disabled when klpc loads and only armed during
+ * transitions: a disarmed kprobe leaves the function untouched.  They sit
+ * on the fentry call, so they are ftrace-based: an int3 probe costs a trap
+ * on every return to user space while armed.  Disarming the last one
+ * unregisters kprobes' ftrace_ops, which waits for an RCU-tasks grace
+ * period; that happens in the transition's teardown work.
+ */
+static int klpc_kprobes_init(void)
+{
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(klpc_kprobes); i++) {
+		klpc_kprobes[i].symbol_name = klpc_kprobe_syms[i];
+		klpc_kprobes[i].pre_handler = klpc_user_return;
+		klpc_kprobes[i].flags = KPROBE_FLAG_DISABLED;
+		klpc_kprobe_ptrs[i] = &klpc_kprobes[i];
+	}
+	ret = register_kprobes(klpc_kprobe_ptrs, ARRAY_SIZE(klpc_kprobe_ptrs));
+	if (ret)
+		pr_err("cannot place kprobes on the return to user space (%d)\n",
+		       ret);
+	return ret;
+}
+
 /**
- * klpc_hooks_init() - find the tracepoints the transition hooks use
+ * klpc_hooks_init() - find the tracepoints and place the kprobes
  *
- * Return: 0, or -ENOENT with a message naming the missing tracepoint.
+ * Return: 0, or an error with a message naming what is missing.
  */
 int klpc_hooks_init(void)
 {
@@ -95,16 +120,20 @@ int klpc_hooks_init(void)
 			return -ENOENT;
 		}
 	}
-	return 0;
+	return klpc_kprobes_init();
 }
 
 static void klpc_detach_tracepoints(int n)
 {
+	/*
+	 * No tracepoint_synchronize_unregister() here: the probes run with
+	 * preemption disabled, and what they use is freed after
+	 * klpc_synchronize() (see klpc_tasks_reap()).  klpc_hooks_exit()
+	 * waits before klpc's code can go.
+	 */
 	while (--n >= 0)
 		tracepoint_probe_unregister(klpc_tracepoints[n].tp,
 					    klpc_tracepoints[n].probe, NULL);
-	/* no probe may still run when the table they use is freed */
-	tracepoint_synchronize_unregister();
 }
 
 /**
@@ -126,28 +155,40 @@ int klpc_hooks_attach(void)
 			return ret;
 		}
 	}
-
-	/* a kprobe cannot be registered twice without being reset */
-	memset(klpc_kprobes, 0, sizeof(klpc_kprobes));
 	for (i = 0; i < ARRAY_SIZE(klpc_kprobes); i++) {
-		klpc_kprobes[i].symbol_name = klpc_kprobe_syms[i];
-		klpc_kprobes[i].pre_handler = klpc_user_return;
-		klpc_kprobe_ptrs[i] = &klpc_kprobes[i];
+		ret = enable_kprobe(&klpc_kprobes[i]);
+		if (ret) {
+			pr_err("cannot enable the kprobe on %s (%d)\n",
+			       klpc_kprobe_syms[i], ret);
+			while (--i >= 0)
+				disable_kprobe(&klpc_kprobes[i]);
+			klpc_detach_tracepoints(ARRAY_SIZE(klpc_tracepoints));
+			return ret;
+		}
 	}
-	ret = register_kprobes(klpc_kprobe_ptrs, ARRAY_SIZE(klpc_kprobe_ptrs));
-	if (ret) {
-		pr_err("cannot attach kprobes on the return to user space (%d)\n",
-		       ret);
-		klpc_detach_tracepoints(ARRAY_SIZE(klpc_tracepoints));
-	}
-	return ret;
+	return 0;
 }
 
 /**
- * klpc_hooks_detach() - stop catching tasks; waits until no hook runs
+ * klpc_hooks_detach() - stop catching tasks
+ *
+ * A hook may still be running on another CPU on return; see
+ * klpc_detach_tracepoints().
  */
 void klpc_hooks_detach(void)
 {
-	unregister_kprobes(klpc_kprobe_ptrs, ARRAY_SIZE(klpc_kprobe_ptrs));
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(klpc_kprobes); i++)
+		disable_kprobe(&klpc_kprobes[i]);
 	klpc_detach_tracepoints(ARRAY_SIZE(klpc_tracepoints));
+}
+
+/**
+ * klpc_hooks_exit() - remove the kprobes; wait for running probes
+ */
+void klpc_hooks_exit(void)
+{
+	unregister_kprobes(klpc_kprobe_ptrs, ARRAY_SIZE(klpc_kprobe_ptrs));
+	tracepoint_synchronize_unregister();
 }

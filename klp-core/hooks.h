@@ -5,5 +5,6 @@
 int klpc_hooks_init(void);
 int klpc_hooks_attach(void);
 void klpc_hooks_detach(void);
+void klpc_hooks_exit(void);
 
 #endif /* _KLPC_HOOKS_H */

@@ -21,6 +21,7 @@
 #define pr_fmt(fmt) "klpc: " fmt
 
 #include <linux/hash.h>
+#include <linux/llist.h>
 #include <linux/proc_fs.h>
 #include <linux/rculist.h>
 #include <linux/sched/signal.h>
@@ -29,6 +30,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
+#include "core.h"
 #include "kallsyms.h"
 #include "tasks.h"
 
@@ -57,11 +59,15 @@ struct klpc_table {
 	int target;
 	bool started;
 	bool lost;
+	struct llist_node free_node;
 	struct hlist_head heads[];
 };
 
 static struct klpc_table __rcu *klpc_table;
 static DEFINE_SPINLOCK(klpc_table_lock);
+/* what a handler still in a finished transition answers */
+static int klpc_last_target = KLPC_UNDEFINED;
+static LLIST_HEAD(klpc_dead_tables);
 
 /* the table, for callers holding klpc_table_lock or klpc_mutex */
 static struct klpc_table *klpc_table_locked(void)
@@ -87,7 +93,9 @@ static struct klpc_task *klpc_task_find(struct klpc_table *t,
  *
  * Called from the ftrace handler, in any context, for a func in transition.
  * A task without an entry was forked when no entry could be allocated; it
- * started on a fresh stack and runs the target version.
+ * started on a fresh stack and runs the target version.  A handler that
+ * read a func just before its transition ended finds no table: every task
+ * was in the final state by then.
  *
  * Return: KLPC_PATCHED or KLPC_UNPATCHED.
  */
@@ -97,7 +105,7 @@ int notrace klpc_task_patch_state(struct task_struct *task)
 	struct klpc_task *e;
 
 	if (!t)
-		return KLPC_UNDEFINED;
+		return READ_ONCE(klpc_last_target);
 	e = klpc_task_find(t, task);
 	return e ? READ_ONCE(e->state) : READ_ONCE(t->target);
 }
@@ -146,6 +154,7 @@ int klpc_tasks_alloc(int target, unsigned int nr_tasks)
 		return -ENOMEM;
 	t->bits = bits;
 	t->target = target;
+	WRITE_ONCE(klpc_last_target, target);
 	rcu_assign_pointer(klpc_table, t);
 	return 0;
 }
@@ -325,6 +334,7 @@ int klpc_tasks_set_target(int target, bool force)
 		goto out;
 	}
 	WRITE_ONCE(t->target, target);
+	WRITE_ONCE(klpc_last_target, target);
 	t->pending = 0;
 	for (i = 0; i < (1U << t->bits); i++) {
 		hlist_for_each_entry(e, &t->heads[i], node) {
@@ -426,31 +436,48 @@ void klpc_task_set_blocker(struct task_struct *task, const char *why)
 }
 
 /**
- * klpc_tasks_free() - free the table once the transition is over
+ * klpc_tasks_retire() - unpublish the table once the transition is over
  *
- * The caller makes sure that neither the ftrace handler nor a hook can
- * still look at the table.
+ * The ftrace handler and the hooks run with preemption disabled and may
+ * still look at the table on another CPU, also where RCU is not watching,
+ * so it is only freed by klpc_tasks_reap().
  */
-void klpc_tasks_free(void)
+void klpc_tasks_retire(void)
 {
 	struct klpc_table *t;
-	struct klpc_task *e;
-	struct hlist_node *tmp;
 	unsigned long flags;
-	unsigned int i;
 
 	spin_lock_irqsave(&klpc_table_lock, flags);
 	t = klpc_table_locked();
 	RCU_INIT_POINTER(klpc_table, NULL);
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
-	if (!t)
-		return;
+	if (t)
+		llist_add(&t->free_node, &klpc_dead_tables);
+}
 
-	synchronize_rcu();
-	for (i = 0; i < (1U << t->bits); i++)
-		hlist_for_each_entry_safe(e, tmp, &t->heads[i], node)
-			kfree(e);
-	kvfree(t);
+/**
+ * klpc_tasks_reap() - free the retired tables
+ *
+ * Waits until every CPU has scheduled, so that no handler or hook still
+ * runs on them.  Must not run concurrently with itself.
+ */
+void klpc_tasks_reap(void)
+{
+	struct llist_node *dead = llist_del_all(&klpc_dead_tables);
+	struct klpc_table *t, *next;
+	struct hlist_node *tmp;
+	struct klpc_task *e;
+	unsigned int i;
+
+	if (!dead)
+		return;
+	klpc_synchronize();
+	llist_for_each_entry_safe(t, next, dead, free_node) {
+		for (i = 0; i < (1U << t->bits); i++)
+			hlist_for_each_entry_safe(e, tmp, &t->heads[i], node)
+				kfree(e);
+		kvfree(t);
+	}
 }
 
 static const char *klpc_state_name(int state)
@@ -491,10 +518,30 @@ static int klpc_tasks_proc_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* /proc/klpc/stats: the table's size, to check it grows and shrinks right */
+static int klpc_stats_proc_show(struct seq_file *m, void *v)
+{
+	unsigned int nr = 0, pending = 0, buckets = 0;
+	struct klpc_table *t;
+	unsigned long flags;
+
+	spin_lock_irqsave(&klpc_table_lock, flags);
+	t = klpc_table_locked();
+	if (t) {
+		nr = t->nr;
+		pending = t->pending;
+		buckets = 1U << t->bits;
+	}
+	spin_unlock_irqrestore(&klpc_table_lock, flags);
+	seq_printf(m, "entries %u\npending %u\nbuckets %u\nentry_bytes %zu\n",
+		   nr, pending, buckets, sizeof(struct klpc_task));
+	return 0;
+}
+
 static struct proc_dir_entry *klpc_proc_dir;
 
 /**
- * klpc_tasks_proc_init() - create /proc/klpc/tasks, readable by root only
+ * klpc_tasks_proc_init() - create /proc/klpc/{tasks,stats}, root only
  *
  * A module cannot add /proc/<pid>/ files, so the tasks that block a
  * transition are listed here instead.
@@ -507,7 +554,9 @@ int klpc_tasks_proc_init(void)
 	if (!klpc_proc_dir)
 		return -ENOMEM;
 	if (!proc_create_single("tasks", 0400, klpc_proc_dir,
-				klpc_tasks_proc_show)) {
+				klpc_tasks_proc_show) ||
+	    !proc_create_single("stats", 0400, klpc_proc_dir,
+				klpc_stats_proc_show)) {
 		proc_remove(klpc_proc_dir);
 		return -ENOMEM;
 	}

@@ -12,7 +12,8 @@ int klpc_tasks_alloc(int target, unsigned int nr_tasks);
 struct klpc_task *klpc_tasks_alloc_entry(void);
 void klpc_tasks_free_entry(struct klpc_task *e);
 int klpc_tasks_add(struct task_struct *task, struct klpc_task *e);
-void klpc_tasks_free(void);
+void klpc_tasks_retire(void);
+void klpc_tasks_reap(void);
 
 int klpc_task_patch_state(struct task_struct *task);
 bool klpc_task_pending(struct task_struct *task);

@@ -69,6 +69,8 @@ static DEFINE_PER_CPU(struct work_struct, klpc_idle_work);
 
 static void klpc_transition_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(klpc_transition_work, klpc_transition_work_fn);
+static void klpc_teardown_fn(struct work_struct *work);
+static DECLARE_WORK(klpc_teardown_work, klpc_teardown_fn);
 
 static const char *klpc_state_verb(int state)
 {
@@ -323,9 +325,10 @@ static void klpc_post_callbacks(struct klpc_patch *patch, int state)
 
 /*
  * Tear the transition down.  For unpatching, the funcs leave their stacks
- * first; the handler stops consulting the task table only once every CPU
- * has seen func->transition cleared, and then the table can go.  Whatever
- * reads 'transition' as 0 may rely on the patch module being released.
+ * first.  A handler on another CPU may still have read a func as in
+ * transition; it then finds the table gone and answers the final state,
+ * which every task is in.  Whatever reads 'transition' as 0 may rely on
+ * the patch module being released.
  */
 static void klpc_end_transition(bool completed)
 {
@@ -336,7 +339,6 @@ static void klpc_end_transition(bool completed)
 	if (state == KLPC_UNPATCHED)
 		klpc_unpatch_objects(patch);
 	klpc_set_funcs_transition(patch, false);
-	klpc_synchronize();
 	klpc_post_callbacks(patch, state);
 
 	if (completed) {
@@ -349,11 +351,22 @@ static void klpc_end_transition(bool completed)
 	klpc_target_state = KLPC_UNDEFINED;
 	WRITE_ONCE(klpc_transition_patch, NULL);
 
-	klpc_hooks_detach();
-	klpc_tasks_free();
+	klpc_tasks_retire();
+	schedule_work(&klpc_teardown_work);
 	kvfree(klpc_ranges);
 	klpc_ranges = NULL;
 	klpc_nr_ranges = 0;
+}
+
+/*
+ * Detaching the hooks and freeing the table wait for other CPUs; nobody
+ * needs to wait for that but the next transition, which flushes this.
+ * Hooks that still fire meanwhile find no table and do nothing.
+ */
+static void klpc_teardown_fn(struct work_struct *work)
+{
+	klpc_hooks_detach();
+	klpc_tasks_reap();
 }
 
 static unsigned int klpc_count_tasks(void)
@@ -447,6 +460,8 @@ int klpc_init_transition(struct klpc_patch *patch, int state)
 
 	if (WARN_ON_ONCE(klpc_target_state != KLPC_UNDEFINED))
 		return -EBUSY;
+	/* the previous transition's hooks and table are gone */
+	flush_work(&klpc_teardown_work);
 
 	for (tries = 0; tries < 3; tries++) {
 		nr = klpc_count_tasks() + 256;
@@ -455,14 +470,15 @@ int klpc_init_transition(struct klpc_patch *patch, int state)
 			break;
 		ret = klpc_hooks_attach();
 		if (ret) {
-			klpc_tasks_free();
+			klpc_tasks_retire();
+			klpc_tasks_reap();
 			break;
 		}
 		ret = klpc_populate_tasks(nr);
 		if (!ret)
 			break;
-		klpc_hooks_detach();
-		klpc_tasks_free();
+		klpc_tasks_retire();
+		klpc_teardown_fn(NULL);
 		if (ret != -EAGAIN)
 			break;
 	}
@@ -642,4 +658,5 @@ void klpc_transition_init(void)
 void klpc_transition_exit(void)
 {
 	cancel_delayed_work_sync(&klpc_transition_work);
+	flush_work(&klpc_teardown_work);
 }

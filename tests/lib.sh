@@ -286,3 +286,26 @@ tasks_blocking() {
 ms_now() {
 	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
 }
+
+# figure TEXT: a measured figure, shown by the runner even when the test
+# passes (figures are reported, never asserted).
+figure() {
+	echo "FIGURE $*"
+}
+
+# start_sleeper: a task sleeping in klpc_target_cm's klpc_cm_sleeper(); its
+# pid in SLEEPER, its output in $KLPC_TMP/sleeper.out.  The sleeper is
+# released when the test exits, however it exits, so that klpc_cm_target
+# can always be removed.
+start_sleeper() {
+	write_sysfs 0 /proc/klpc_cm_sleep
+	trap release_sleeper EXIT
+	trap 'exit 1' INT TERM
+	cat /proc/klpc_cm_sleep >"$KLPC_TMP/sleeper.out" &
+	SLEEPER=$!
+	sleep 1
+}
+
+release_sleeper() {
+	[ ! -e /proc/klpc_cm_sleep ] || write_sysfs 1 /proc/klpc_cm_sleep || true
+}

@@ -143,6 +143,8 @@ report() {
 	*) FAILED=$((FAILED + 1)) ;;
 	esac
 	echo "$2 $1${3:+ ($3)} [$4 s]"
+	# measured figures are shown whatever the verdict
+	grep '^FIGURE ' "$WORK/$1.out" 2>/dev/null | indent || true
 	if [ "$2" = FAIL ] && [ -s "$WORK/$1.out" ]; then
 		echo "    output (last 100 lines):"
 		tail -n 100 "$WORK/$1.out" | indent

@@ -8,10 +8,8 @@ set -eu
 
 klpc_core_load
 load klpc-cm-target
-write_sysfs 0 /proc/klpc_cm_sleep
-cat /proc/klpc_cm_sleep >"$KLPC_TMP/sleeper.out" &
-sleeper=$!
-sleep 1
+start_sleeper
+sleeper=$SLEEPER
 
 load klpc-cm-patch
 d=$(patch_dir klpc_cm_patch)

@@ -51,6 +51,6 @@ while [ -e "$bdir" ]; do sleep 0.1; done
 unload klp-builtin-sample
 unload klpc
 
-echo "FIGURE insmod-to-transition-0: klpc idle $((end_idle - start_idle)) ms;" \
+figure "insmod-to-transition-0: klpc idle $((end_idle - start_idle)) ms;" \
 	"klpc with getppid+spin load $((end - start)) ms;" \
 	"built-in livepatch idle $((bend - bstart)) ms"

@@ -14,10 +14,8 @@ wait_transition klpc_cm_patch
 expect_write_error "$d/force" 1 EINVAL
 expect_write_error "$d/force" 0 EINVAL
 
-write_sysfs 0 /proc/klpc_cm_sleep
-cat /proc/klpc_cm_sleep >"$KLPC_TMP/sleeper.out" &
-sleeper=$!
-sleep 1
+start_sleeper
+sleeper=$SLEEPER
 expect_write_ok "$d/enabled" 0
 sleep 1
 assert_file_eq "$d/transition" 1

@@ -1,0 +1,66 @@
+#!/bin/sh
+# The per-task table: every task has an entry during a transition, forked
+# tasks get one (fork hook) and lose it when they are freed (free hook),
+# pids reused while the transition is blocked do not disturb the blocked
+# task or mix versions, and the table is gone once the transition ends.
+set -eu
+# shellcheck source=tests/lib.sh
+. "${0%/*}/lib.sh"
+
+stat_of() {
+	awk -v k="$1" '$1 == k { print $2 }' /proc/klpc/stats
+}
+
+klpc_core_load
+assert_eq 0 "$(stat_of entries)" "entries outside a transition"
+load klpc-cm-target
+start_sleeper
+sleeper=$SLEEPER
+
+load klpc-cm-patch
+d=$(patch_dir klpc_cm_patch)
+sleep 1
+assert_file_eq "$d/transition" 1
+entries=$(stat_of entries)
+threads=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
+info "entries $entries, processes $threads, buckets $(stat_of buckets)"
+[ "$entries" -ge "$threads" ] || die "fewer entries ($entries) than processes ($threads)"
+assert_eq 1 "$(stat_of pending)" "pending: only the sleeper"
+
+# fork churn with pids forced to wrap: entries come and go, the sleeper
+# stays blocked and nothing runs mixed versions
+old_pid_max=$(cat /proc/sys/kernel/pid_max)
+first=$(sh -c 'echo $$')
+pid_max=$((first + 20))
+[ "$pid_max" -ge 400 ] || pid_max=400
+echo "$pid_max" >/proc/sys/kernel/pid_max
+i=0
+wrapped=0
+while [ $i -lt 100 ]; do
+	pid=$(sh -c 'cat /proc/klpc_cm >/dev/null; echo $$')
+	[ "$pid" -ge "$first" ] || wrapped=1
+	i=$((i + 1))
+done
+echo "$old_pid_max" >/proc/sys/kernel/pid_max
+assert_eq 1 "$wrapped" "pids wrapped around (from $first)"
+sleep 1
+after=$(stat_of entries)
+[ "$after" -le $((entries + 16)) ] || die "entries of exited tasks stay: $entries then $after"
+assert_eq 1 "$(stat_of pending)" "pending after the churn"
+tasks_blocking | grep -q "^$sleeper cat unpatched klpc_cm_sleeper$" ||
+	die "sleeper lost: $(tasks_blocking)"
+case $(cat /proc/klpc_cm) in
+*" mismatches=0") ;;
+*) die "mismatch: $(cat /proc/klpc_cm)" ;;
+esac
+
+write_sysfs 1 /proc/klpc_cm_sleep
+wait "$sleeper"
+wait_transition klpc_cm_patch 10
+assert_eq 0 "$(stat_of entries)" "entries after completion"
+assert_eq "" "$(tasks_blocking)" "/proc/klpc/tasks after completion"
+
+disable_patch klpc_cm_patch
+unload klpc-cm-patch
+unload klpc-cm-target
+unload klpc
