@@ -87,6 +87,14 @@ static struct klpc_task *klpc_task_find(struct klpc_table *t,
 	return NULL;
 }
 
+/* With klpc_table_lock held: the table (or NULL) and the task's entry. */
+static struct klpc_task *klpc_task_find_locked(struct task_struct *task,
+					       struct klpc_table **tp)
+{
+	*tp = klpc_table_locked();
+	return *tp ? klpc_task_find(*tp, task) : NULL;
+}
+
 /**
  * klpc_task_patch_state() - the patch state a task runs in
  * @task:	the task, usually current
@@ -250,12 +258,9 @@ bool klpc_task_switch(struct task_struct *task)
 	bool last = false;
 
 	spin_lock_irqsave(&klpc_table_lock, flags);
-	t = klpc_table_locked();
-	if (t) {
-		e = klpc_task_find(t, task);
-		if (e)
-			last = klpc_task_move(t, e);
-	}
+	e = klpc_task_find_locked(task, &t);
+	if (e)
+		last = klpc_task_move(t, e);
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
 	return last;
 }
@@ -294,8 +299,7 @@ bool klpc_task_gone(struct task_struct *task)
 	bool last = false;
 
 	spin_lock_irqsave(&klpc_table_lock, flags);
-	t = klpc_table_locked();
-	e = t ? klpc_task_find(t, task) : NULL;
+	e = klpc_task_find_locked(task, &t);
 	if (e) {
 		if (e->state != t->target)
 			last = !--t->pending && t->started;
@@ -428,8 +432,7 @@ void klpc_task_set_blocker(struct task_struct *task, const char *why)
 	unsigned long flags;
 
 	spin_lock_irqsave(&klpc_table_lock, flags);
-	t = klpc_table_locked();
-	e = t ? klpc_task_find(t, task) : NULL;
+	e = klpc_task_find_locked(task, &t);
 	if (e)
 		e->blocker = why;
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
