@@ -66,7 +66,7 @@ static int klpc_check_patch(struct klpc_patch *patch)
 		return -EINVAL;
 	}
 	for (obj = patch->objs; klpc_obj_static_valid(obj); obj++) {
-		if (!obj->funcs || !(obj->funcs->old_name || obj->funcs->new_func)) {
+		if (!obj->funcs || !klpc_func_static_valid(obj->funcs)) {
 			pr_err("patch '%s': object '%s' has no functions\n",
 			       klpc_name(patch), klpc_obj_name(obj));
 			return -EINVAL;

@@ -29,7 +29,7 @@
 
 static int klpc_user_return(struct kprobe *kp, struct pt_regs *regs)
 {
-	if (klpc_task_pending(current) && klpc_task_switch(current))
+	if (klpc_task_switch(current))
 		klpc_transition_kick();
 	return 0;
 }

@@ -244,6 +244,23 @@ void klpc_task_fork(struct task_struct *parent, struct task_struct *child)
 	kfree(e);
 }
 
+/*
+ * Lockless: whether a task has yet to move.  The hooks call
+ * klpc_task_switch() on every return to user space during a transition;
+ * this keeps the lock for the tasks that still have to move.  A stale
+ * answer only delays a move to the task's next pass.
+ */
+static bool klpc_task_pending(struct task_struct *task)
+{
+	struct klpc_table *t = rcu_dereference_sched(klpc_table);
+	struct klpc_task *e;
+
+	if (!t)
+		return false;
+	e = klpc_task_find(t, task);
+	return e && READ_ONCE(e->state) != READ_ONCE(t->target);
+}
+
 /**
  * klpc_task_switch() - move a task to the target state
  * @task:	the task, which has no function in transition on its stack
@@ -257,32 +274,14 @@ bool klpc_task_switch(struct task_struct *task)
 	unsigned long flags;
 	bool last = false;
 
+	if (!klpc_task_pending(task))
+		return false;
 	spin_lock_irqsave(&klpc_table_lock, flags);
 	e = klpc_task_find_locked(task, &t);
 	if (e)
 		last = klpc_task_move(t, e);
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
 	return last;
-}
-
-/**
- * klpc_task_pending() - whether a task has yet to move
- * @task:	the task
- *
- * Lockless, for the hooks on hot paths: a false "pending" only delays
- * the task's move to its next pass.
- *
- * Return: true if the task is not in the target state.
- */
-bool notrace klpc_task_pending(struct task_struct *task)
-{
-	struct klpc_table *t = rcu_dereference_sched(klpc_table);
-	struct klpc_task *e;
-
-	if (!t)
-		return false;
-	e = klpc_task_find(t, task);
-	return e && READ_ONCE(e->state) != READ_ONCE(t->target);
 }
 
 /**

@@ -16,7 +16,6 @@ void klpc_tasks_retire(void);
 void klpc_tasks_reap(void);
 
 int klpc_task_patch_state(struct task_struct *task);
-bool klpc_task_pending(struct task_struct *task);
 bool klpc_task_switch(struct task_struct *task);
 void klpc_task_fork(struct task_struct *parent, struct task_struct *child);
 bool klpc_task_gone(struct task_struct *task);

@@ -96,8 +96,7 @@ void klpc_transition_kick(void)
  */
 void klpc_task_exiting(struct task_struct *task)
 {
-	if (!klpc_do_exit_in_transition && klpc_task_pending(task) &&
-	    klpc_task_switch(task))
+	if (!klpc_do_exit_in_transition && klpc_task_switch(task))
 		klpc_transition_kick();
 }
 

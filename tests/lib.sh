@@ -306,6 +306,17 @@ start_sleeper() {
 	sleep 1
 }
 
+# load_cm_patch_blocked: klpc_cm_target loaded, a sleeper inside
+# klpc_cm_sleeper() (pid in SLEEPER), then klpc-cm-patch loaded: its
+# patching transition must stay open.
+load_cm_patch_blocked() {
+	load klpc-cm-target
+	start_sleeper
+	load klpc-cm-patch
+	sleep 1
+	assert_file_eq "$(patch_dir klpc_cm_patch)/transition" 1
+}
+
 release_sleeper() {
 	[ ! -e /proc/klpc_cm_sleep ] || write_sysfs 1 /proc/klpc_cm_sleep || true
 }

@@ -7,14 +7,9 @@ set -eu
 . "${0%/*}/lib.sh"
 
 klpc_core_load
-load klpc-cm-target
-start_sleeper
+load_cm_patch_blocked
 sleeper=$SLEEPER
-
-load klpc-cm-patch
 d=$(patch_dir klpc_cm_patch)
-sleep 1
-assert_file_eq "$d/transition" 1
 tasks_blocking | grep -Eq "^$sleeper cat unpatched klpc_cm_sleeper$" ||
 	die "sleeper $sleeper not listed in /proc/klpc/tasks: $(tasks_blocking)"
 [ "$(tasks_blocking | wc -l)" -eq 1 ] || die "others block too: $(tasks_blocking)"

@@ -13,14 +13,8 @@ stat_of() {
 
 klpc_core_load
 assert_eq 0 "$(stat_of entries)" "entries outside a transition"
-load klpc-cm-target
-start_sleeper
+load_cm_patch_blocked
 sleeper=$SLEEPER
-
-load klpc-cm-patch
-d=$(patch_dir klpc_cm_patch)
-sleep 1
-assert_file_eq "$d/transition" 1
 entries=$(stat_of entries)
 threads=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
 info "entries $entries, processes $threads, buckets $(stat_of buckets)"

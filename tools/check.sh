@@ -93,28 +93,30 @@ kbuild() {
 	make -C "$KDIR" M="$ROOT" -j"$(nproc)" "$@" modules >"$log" 2>&1
 }
 
-do_w1() {
-	if ! kbuild "$LOGDIR/w1.log" W=1; then
-		tail -n 40 "$LOGDIR/w1.log"
-		echo "W=1 build failed (log: $LOGDIR/w1.log)"
+# kbuild_clean NAME REGEX FLAGS...: a clean build with FLAGS must succeed
+# and print no line matching REGEX (case-insensitive).
+kbuild_clean() {
+	_name=$1
+	_re=$2
+	shift 2
+	_log=$LOGDIR/$_name.log
+	if ! kbuild "$_log" "$@"; then
+		tail -n 40 "$_log"
+		echo "$_name build failed (log: $_log)"
 		return 1
 	fi
-	if grep -i 'warning:' "$LOGDIR/w1.log"; then
-		echo "W=1 build has warnings (log: $LOGDIR/w1.log)"
+	if grep -Ei "$_re" "$_log"; then
+		echo "$_name build reports problems (log: $_log)"
 		return 1
 	fi
 }
 
+do_w1() {
+	kbuild_clean w1 'warning:' W=1
+}
+
 do_sparse() {
-	if ! kbuild "$LOGDIR/sparse.log" C=2; then
-		tail -n 40 "$LOGDIR/sparse.log"
-		echo "sparse build failed (log: $LOGDIR/sparse.log)"
-		return 1
-	fi
-	if grep -E '(warning|error):' "$LOGDIR/sparse.log"; then
-		echo "sparse reports problems (log: $LOGDIR/sparse.log)"
-		return 1
-	fi
+	kbuild_clean sparse '(warning|error):' C=2
 }
 
 do_shellcheck() {
