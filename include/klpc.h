@@ -65,6 +65,37 @@ struct klpc_func {
 struct klpc_object;
 
 /**
+ * struct klpc_sym - an unexported symbol that the patch's code uses
+ * @name:	symbol name (a function or a variable) in the object
+ * @sympos:	1-based position among equally named symbols of the object,
+ *		as for &struct klpc_func; 0 means the name must be unique
+ * @addr:	where klpc stores the symbol's address: the address of a
+ *		pointer in the patch module, through which the new code
+ *		calls the function or reaches the variable
+ *
+ * Upstream livepatch reaches unexported symbols through special
+ * relocation sections that need a dedicated build tool.  klpc resolves a
+ * table of these entries instead, with nothing but Kbuild: the pointers
+ * are set before any function of their object is patched (when its module
+ * loads, for a module object), and a symbol that cannot be resolved fails
+ * the enable, or the module's load, like a missing function does.
+ */
+struct klpc_sym {
+	const char *name;
+	unsigned long sympos;
+	void **addr;
+};
+
+/*
+ * KLPC_SYM(name, sympos, ptr) - a &struct klpc_sym entry for @ptr, a
+ * pointer variable of the type of what @name is (a function pointer or a
+ * pointer to the variable).
+ */
+#define KLPC_SYM(_name, _sympos, _ptr)					\
+	{ .name = (_name), .sympos = (_sympos),				\
+	  .addr = (void **)(_ptr) }
+
+/**
  * struct klpc_callbacks - pre/post live-(un)patch callback structure
  * @pre_patch:		executed before code patching
  * @post_patch:		executed after code patching
@@ -90,6 +121,8 @@ struct klpc_callbacks {
  * @funcs:	function entries for functions to be patched in the object,
  *		terminated by an all-zero entry
  * @callbacks:	functions to be executed pre/post (un)patching
+ * @syms:	unexported symbols of the object the patch's code uses,
+ *		terminated by an all-zero entry; may be NULL
  * @kobj:	kobject for sysfs resources
  * @func_list:	dynamic list of the function entries
  * @node:	list node for klpc_patch obj_list
@@ -103,6 +136,7 @@ struct klpc_object {
 	const char *name;
 	struct klpc_func *funcs;
 	struct klpc_callbacks callbacks;
+	struct klpc_sym *syms;
 
 	/* internal */
 	struct kobject kobj;
@@ -137,6 +171,7 @@ struct klpc_state {
  * @obj_list:	dynamic list of the object entries
  * @enabled:	the patch is enabled (but operation may be incomplete)
  * @forced:	was involved in a forced transition
+ * @replaced:	a replace patch took over; the patch can never be enabled again
  * @going:	the patch module is being removed; the patch is unregistering
  * @free_work:	patch cleanup from workqueue-context
  * @finish:	for waiting till it is safe to remove the patch module
@@ -154,6 +189,7 @@ struct klpc_patch {
 	struct list_head obj_list;
 	bool enabled;
 	bool forced;
+	bool replaced;
 	bool going;
 	struct work_struct free_work;
 	struct completion finish;
@@ -172,5 +208,37 @@ struct klpc_patch {
 	list_for_each_entry(func, &(obj)->func_list, node)
 
 int klpc_enable_patch(struct klpc_patch *patch);
+
+/* Called from pre/post (un)patch callbacks. */
+struct klpc_state *klpc_get_state(struct klpc_patch *patch, unsigned long id);
+struct klpc_state *klpc_get_prev_state(unsigned long id);
+
+/**
+ * typedef klpc_shadow_ctor_t - constructor for shadow variable data
+ * @obj:	pointer to the parent object
+ * @shadow_data:	pointer to the shadow variable data
+ * @ctor_data:	optional data passed by the caller of klpc_shadow_alloc()
+ *
+ * Called with a spinlock held when the data are published; must not sleep.
+ */
+typedef int (*klpc_shadow_ctor_t)(void *obj, void *shadow_data,
+				  void *ctor_data);
+
+/**
+ * typedef klpc_shadow_dtor_t - destructor for shadow variable data
+ * @obj:	pointer to the parent object
+ * @shadow_data:	pointer to the shadow variable data
+ */
+typedef void (*klpc_shadow_dtor_t)(void *obj, void *shadow_data);
+
+void *klpc_shadow_get(void *obj, unsigned long id);
+void *klpc_shadow_alloc(void *obj, unsigned long id, size_t size,
+			gfp_t gfp_flags, klpc_shadow_ctor_t ctor,
+			void *ctor_data);
+void *klpc_shadow_get_or_alloc(void *obj, unsigned long id, size_t size,
+			       gfp_t gfp_flags, klpc_shadow_ctor_t ctor,
+			       void *ctor_data);
+void klpc_shadow_free(void *obj, unsigned long id, klpc_shadow_dtor_t dtor);
+void klpc_shadow_free_all(unsigned long id, klpc_shadow_dtor_t dtor);
 
 #endif /* _KLPC_H_ */

@@ -26,6 +26,9 @@
 #include "hooks.h"
 #include "kallsyms.h"
 #include "patch.h"
+#include "replace.h"
+#include "shadow.h"
+#include "state.h"
 #include "tasks.h"
 #include "transition.h"
 
@@ -60,6 +63,7 @@ static int klpc_check_patch(struct klpc_patch *patch)
 {
 	struct klpc_object *obj;
 	struct klpc_func *func;
+	struct klpc_sym *sym;
 
 	if (!patch || !patch->mod || !patch->objs) {
 		pr_err("invalid patch: no module or no objects\n");
@@ -80,6 +84,13 @@ static int klpc_check_patch(struct klpc_patch *patch)
 			       func->old_name ? "new_func" : "old_name");
 			return -EINVAL;
 		}
+		for (sym = obj->syms; sym && sym->name; sym++) {
+			if (sym->addr)
+				continue;
+			pr_err("patch '%s': object '%s': symbol '%s' has no addr\n",
+			       klpc_name(patch), klpc_obj_name(obj), sym->name);
+			return -EINVAL;
+		}
 	}
 	if (obj == patch->objs) {
 		pr_err("patch '%s' has no objects\n", klpc_name(patch));
@@ -98,6 +109,7 @@ static void klpc_init_patch_early(struct klpc_patch *patch)
 	klpc_sysfs_init_patch(patch);
 	patch->enabled = false;
 	patch->forced = false;
+	patch->replaced = false;
 	patch->going = false;
 	init_completion(&patch->finish);
 
@@ -114,112 +126,26 @@ static void klpc_init_patch_early(struct klpc_patch *patch)
 	}
 }
 
-static int klpc_resolve_func(struct klpc_patch *patch, struct klpc_object *obj,
-			     struct klpc_func *func)
-{
-	unsigned long addr, offset;
-	int ret;
-
-	ret = klpc_find_symbol(obj->name, func->old_name, func->old_sympos,
-			       &addr);
-	if (ret) {
-		pr_err("patch '%s': object '%s': function '%s' %s (%d)\n",
-		       klpc_name(patch), klpc_obj_name(obj), func->old_name,
-		       ret == -EINVAL ? "is ambiguous, set old_sympos" :
-		       func->old_sympos ? "not found at that old_sympos" :
-		       "not found", ret);
-		return ret;
-	}
-	func->old_func = (void *)addr;
-
-	if (!klpc_ksyms.lookup_size_offset(addr, &func->old_size, &offset) ||
-	    !klpc_ksyms.lookup_size_offset((unsigned long)func->new_func,
-					   &func->new_size, &offset)) {
-		pr_err("patch '%s': object '%s': function '%s' has no size\n",
-		       klpc_name(patch), klpc_obj_name(obj), func->old_name);
-		return -ENOENT;
-	}
-
-	func->old_ip = klpc_ksyms.ftrace_location(addr);
-	if (!func->old_ip || func->old_ip >= addr + func->old_size) {
-		pr_err("patch '%s': object '%s': function '%s' cannot be traced by ftrace (-EINVAL)\n",
-		       klpc_name(patch), klpc_obj_name(obj), func->old_name);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Resolve the funcs of an object whose code is present. */
-static int klpc_init_object_loaded(struct klpc_patch *patch,
-				   struct klpc_object *obj)
-{
-	struct klpc_func *func, *other;
-	int ret;
-
-	klpc_for_each_func(obj, func) {
-		ret = klpc_resolve_func(patch, obj, func);
-		if (ret)
-			return ret;
-		klpc_for_each_func(obj, other) {
-			if (other == func)
-				break;
-			if (other->old_ip != func->old_ip)
-				continue;
-			pr_err("patch '%s': object '%s': function '%s' is patched twice (-EINVAL)\n",
-			       klpc_name(patch), klpc_obj_name(obj),
-			       func->old_name);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-static void klpc_free_object_loaded(struct klpc_object *obj)
-{
-	struct klpc_func *func;
-
-	obj->mod = NULL;
-	klpc_for_each_func(obj, func) {
-		func->old_func = NULL;
-		func->old_ip = 0;
-	}
-}
-
 /*
- * A module object counts as loaded from MODULE_STATE_COMING on: its ftrace
- * records exist then, and the coming notifier skips objects found here.
- * A module that is going is left to the going notifier.  The notifiers
- * take klpc_mutex, so obj->mod stays valid while the caller holds it.
+ * Give every object and func its sysfs directory, unless it has one, and
+ * resolve the loaded objects.  This runs again for a replace patch's nops,
+ * which are made anew at every enable.
  */
-static void klpc_find_object_module(struct klpc_object *obj)
-{
-	struct module *mod;
-
-	if (!klpc_is_module(obj))
-		return;
-	preempt_disable();
-	mod = klpc_ksyms.find_module(obj->name);
-	if (mod && (mod->state == MODULE_STATE_COMING ||
-		    mod->state == MODULE_STATE_LIVE))
-		obj->mod = mod;
-	preempt_enable();
-}
-
-static int klpc_init_patch(struct klpc_patch *patch)
+static int klpc_init_objects(struct klpc_patch *patch)
 {
 	struct klpc_object *obj;
 	struct klpc_func *func;
 	int ret;
 
-	ret = klpc_sysfs_add_patch(patch);
-	if (ret)
-		return ret;
-
 	klpc_for_each_object(patch, obj) {
-		ret = klpc_sysfs_add_object(patch, obj);
-		if (ret)
-			return ret;
+		if (!obj->kobj.state_in_sysfs) {
+			ret = klpc_sysfs_add_object(patch, obj);
+			if (ret)
+				return ret;
+		}
 		klpc_for_each_func(obj, func) {
+			if (func->kobj.state_in_sysfs)
+				continue;
 			ret = klpc_sysfs_add_func(obj, func);
 			if (ret)
 				return ret;
@@ -231,6 +157,20 @@ static int klpc_init_patch(struct klpc_patch *patch)
 				return ret;
 		}
 	}
+	return 0;
+}
+
+static int klpc_init_patch(struct klpc_patch *patch)
+{
+	int ret;
+
+	ret = klpc_sysfs_add_patch(patch);
+	if (!ret && patch->replace)
+		ret = klpc_add_nops(patch);
+	if (!ret)
+		ret = klpc_init_objects(patch);
+	if (ret)
+		return ret;
 	list_add_tail(&patch->list, &klpc_patches);
 	return 0;
 }
@@ -352,17 +292,36 @@ static int klpc_enable_registered(struct klpc_patch *patch)
 	struct klpc_patch *below = klpc_disabled_below(patch);
 	int ret;
 
-	if (below) {
+	if (patch->replaced) {
+		pr_warn("patch '%s' was replaced by a replace patch and cannot be enabled again; remove and reload it (-EINVAL)\n",
+			klpc_name(patch));
+		return -EINVAL;
+	}
+	if (below && !patch->replace) {
 		pr_warn("patch '%s': cannot enable, patch '%s' below it is disabled (-EBUSY)\n",
 			klpc_name(patch), klpc_name(below));
 		return -EBUSY;
 	}
+	ret = klpc_check_states(patch);
+	if (ret)
+		return ret;
 	/* an enabled patch pins its module */
 	if (!try_module_get(patch->mod))
 		return -ENODEV;
+	if (patch->replace) {
+		ret = klpc_add_nops(patch);
+		if (!ret)
+			ret = klpc_init_objects(patch);
+		if (ret) {
+			klpc_free_nops(patch);
+			goto err;
+		}
+	}
 	ret = __klpc_enable_patch(patch);
-	if (ret)
-		module_put(patch->mod);
+	if (!ret)
+		return 0;
+err:
+	module_put(patch->mod);
 	return ret;
 }
 
@@ -464,12 +423,15 @@ int klpc_enable_patch(struct klpc_patch *patch)
 	}
 	below = list_empty(&klpc_patches) ? NULL :
 		list_last_entry(&klpc_patches, struct klpc_patch, list);
-	if (below && !below->enabled) {
+	if (below && !below->enabled && !patch->replace) {
 		pr_err("patch '%s': cannot enable, patch '%s' below it is disabled; enable or remove it first (-EBUSY)\n",
 		       klpc_name(patch), klpc_name(below));
 		ret = -EBUSY;
 		goto unlock;
 	}
+	ret = klpc_check_states(patch);
+	if (ret)
+		goto unlock;
 	if (!try_module_get(patch->mod)) {
 		ret = -ENODEV;
 		goto unlock;
@@ -588,6 +550,9 @@ static void klpc_module_going(struct module *mod)
 
 	mutex_lock(&klpc_mutex);
 	klpc_cleanup_module(mod, NULL);
+	list_for_each_entry(patch, &klpc_replaced_patches, list)
+		if (patch->mod == mod)
+			freed = patch;
 	list_for_each_entry(patch, &klpc_patches, list) {
 		if (patch->mod != mod)
 			continue;
@@ -695,6 +660,7 @@ static void __exit klpc_exit(void)
 	klpc_transition_exit();
 	klpc_hooks_exit();
 	klpc_patch_exit();
+	klpc_shadow_exit();
 }
 
 module_init(klpc_init);

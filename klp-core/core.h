@@ -98,6 +98,12 @@ int klpc_sysfs_add_patch(struct klpc_patch *patch);
 int klpc_sysfs_add_object(struct klpc_patch *patch, struct klpc_object *obj);
 int klpc_sysfs_add_func(struct klpc_object *obj, struct klpc_func *func);
 void klpc_sysfs_init_patch(struct klpc_patch *patch);
+void klpc_sysfs_init_object(struct klpc_object *obj);
+void klpc_sysfs_init_func(struct klpc_func *func);
+
+int klpc_init_object_loaded(struct klpc_patch *patch, struct klpc_object *obj);
+void klpc_free_object_loaded(struct klpc_object *obj);
+void klpc_find_object_module(struct klpc_object *obj);
 
 int klpc_set_enabled(struct klpc_patch *patch, bool enable);
 int klpc_force(struct klpc_patch *patch);

@@ -355,34 +355,27 @@ out:
 	return ret;
 }
 
-static void klpc_unpatch_objs(struct klpc_patch *patch,
-			      struct klpc_object *only)
+/* Take a func off its stack; an emptied stack joins the @dead list. */
+static void klpc_pop_func(struct klpc_func *func, struct klpc_ops **dead,
+			  unsigned int *nr)
 {
-	struct klpc_ops *ops, *dead = NULL;
-	struct klpc_object *obj;
-	struct klpc_func *func;
-	unsigned int nr = 0;
+	struct klpc_ops *ops = klpc_find_ops(func->old_ip);
 
-	klpc_for_each_object(patch, obj) {
-		if (!klpc_obj_selected(obj, only, true))
-			continue;
-		klpc_for_each_func(obj, func) {
-			if (!func->patched)
-				continue;
-			ops = klpc_find_ops(func->old_ip);
-			if (WARN_ON_ONCE(!ops))
-				continue;
-			list_del_rcu(&func->stack_node);
-			func->patched = false;
-			if (list_empty(&ops->func_stack)) {
-				hash_del_rcu(&ops->node);
-				ops->next_dead = dead;
-				dead = ops;
-				nr++;
-			}
-		}
-		obj->patched = false;
+	if (WARN_ON_ONCE(!ops))
+		return;
+	list_del_rcu(&func->stack_node);
+	func->patched = false;
+	if (list_empty(&ops->func_stack)) {
+		hash_del_rcu(&ops->node);
+		ops->next_dead = *dead;
+		*dead = ops;
+		(*nr)++;
 	}
+}
+
+static void klpc_free_dead(struct klpc_ops *dead, unsigned int nr)
+{
+	struct klpc_ops *ops;
 
 	klpc_ftrace_remove(dead, nr);
 
@@ -394,6 +387,25 @@ static void klpc_unpatch_objs(struct klpc_patch *patch,
 		dead = dead->next_dead;
 		kfree(ops);
 	}
+}
+
+static void klpc_unpatch_objs(struct klpc_patch *patch,
+			      struct klpc_object *only)
+{
+	struct klpc_ops *dead = NULL;
+	struct klpc_object *obj;
+	struct klpc_func *func;
+	unsigned int nr = 0;
+
+	klpc_for_each_object(patch, obj) {
+		if (!klpc_obj_selected(obj, only, true))
+			continue;
+		klpc_for_each_func(obj, func)
+			if (func->patched)
+				klpc_pop_func(func, &dead, &nr);
+		obj->patched = false;
+	}
+	klpc_free_dead(dead, nr);
 }
 
 /**
@@ -437,6 +449,31 @@ void klpc_unpatch_objects(struct klpc_patch *patch)
 void klpc_unpatch_object(struct klpc_object *obj)
 {
 	klpc_unpatch_objs(klpc_obj_patch(obj), obj);
+}
+
+/**
+ * klpc_unpatch_nops() - take a replace patch's nops off the func stacks
+ * @patch:	the patch, whose transition to the patched state completed
+ *
+ * Once no patch below a nop is left, the nop means what an empty func
+ * stack means: the original function.  Cannot fail.
+ */
+void klpc_unpatch_nops(struct klpc_patch *patch)
+{
+	struct klpc_ops *dead = NULL;
+	struct klpc_object *obj;
+	struct klpc_func *func;
+	unsigned int nr = 0;
+
+	klpc_for_each_object(patch, obj) {
+		klpc_for_each_func(obj, func)
+			if (func->nop && func->patched)
+				klpc_pop_func(func, &dead, &nr);
+		/* an object of nothing but nops patches nothing now */
+		if (obj->dynamic)
+			obj->patched = false;
+	}
+	klpc_free_dead(dead, nr);
 }
 
 /**

@@ -8,6 +8,7 @@ int klpc_patch_object(struct klpc_object *obj);
 void klpc_unpatch_object(struct klpc_object *obj);
 int klpc_patch_objects(struct klpc_patch *patch);
 void klpc_unpatch_objects(struct klpc_patch *patch);
+void klpc_unpatch_nops(struct klpc_patch *patch);
 void klpc_patch_exit(void);
 struct klpc_func *klpc_func_below(struct klpc_func *func);
 

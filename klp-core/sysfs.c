@@ -162,6 +162,24 @@ static const struct kobj_type klpc_ktype_func = {
 };
 
 /**
+ * klpc_sysfs_init_object() - initialize the kobject of an object
+ * @obj:	the object
+ */
+void klpc_sysfs_init_object(struct klpc_object *obj)
+{
+	kobject_init(&obj->kobj, &klpc_ktype_object);
+}
+
+/**
+ * klpc_sysfs_init_func() - initialize the kobject of a func
+ * @func:	the func
+ */
+void klpc_sysfs_init_func(struct klpc_func *func)
+{
+	kobject_init(&func->kobj, &klpc_ktype_func);
+}
+
+/**
  * klpc_sysfs_init_patch() - initialize the kobjects of a patch's tables
  * @patch:	the patch
  *
@@ -175,9 +193,9 @@ void klpc_sysfs_init_patch(struct klpc_patch *patch)
 
 	kobject_init(&patch->kobj, &klpc_ktype_patch);
 	for (obj = patch->objs; klpc_obj_static_valid(obj); obj++) {
-		kobject_init(&obj->kobj, &klpc_ktype_object);
+		klpc_sysfs_init_object(obj);
 		for (func = obj->funcs; klpc_func_static_valid(func); func++)
-			kobject_init(&func->kobj, &klpc_ktype_func);
+			klpc_sysfs_init_func(func);
 	}
 }
 

@@ -35,6 +35,7 @@
 #include "hooks.h"
 #include "kallsyms.h"
 #include "patch.h"
+#include "replace.h"
 #include "tasks.h"
 #include "transition.h"
 
@@ -338,6 +339,8 @@ static void klpc_end_transition(bool completed)
 	if (state == KLPC_UNPATCHED)
 		klpc_unpatch_objects(patch);
 	klpc_set_funcs_transition(patch, false);
+	if (patch->replace)
+		klpc_replace_complete(patch, state);
 	klpc_post_callbacks(patch, state);
 
 	if (completed) {

@@ -3,7 +3,7 @@
  * target-main.c - klpc_target, a module for patches whose object is a module
  *
  * /proc/klpc_target shows what the functions below return, e.g.
- *	message=original dup=1,2 untraceable=0
+ *	message=original dup=1,2 untraceable=0 secret=7
  * A patch on object "klpc_target" changes that line.  klpc_target_dup
  * exists twice (see target-dup.c) and klpc_target_untraceable cannot be
  * traced by ftrace, for patches that must fail.
@@ -25,6 +25,9 @@ static KLPC_TARGET_FUNC int klpc_target_dup(void)
 	return 1;
 }
 
+/* static data for patches that reach it through a klpc_sym table */
+static int klpc_target_secret = 7;
+
 static KLPC_TARGET_FUNC notrace int klpc_target_untraceable(void)
 {
 	return 0;
@@ -32,9 +35,10 @@ static KLPC_TARGET_FUNC notrace int klpc_target_untraceable(void)
 
 static int klpc_target_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "message=%s dup=%d,%d untraceable=%d\n",
+	seq_printf(m, "message=%s dup=%d,%d untraceable=%d secret=%d\n",
 		   klpc_target_message(), klpc_target_dup(),
-		   klpc_target_dup_b(), klpc_target_untraceable());
+		   klpc_target_dup_b(), klpc_target_untraceable(),
+		   READ_ONCE(klpc_target_secret));
 	return 0;
 }
 

@@ -320,3 +320,29 @@ load_cm_patch_blocked() {
 release_sleeper() {
 	[ ! -e /proc/klpc_cm_sleep ] || write_sysfs 1 /proc/klpc_cm_sleep || true
 }
+
+# module_log MOD: what module MOD (its pr_fmt prefix "MOD: ") printed to
+# the kernel log since the mark, one message per line, prefix removed.
+module_log() {
+	dmesg_since_mark | sed -n "s/^\[[^]]*\] $1: //p"
+}
+
+# assert_module_log MOD EXPECTED...: MOD printed exactly the EXPECTED
+# lines since the mark, in that order.
+assert_module_log() {
+	_mod=$1
+	shift
+	_want=$(printf '%s\n' "$@")
+	[ $# -gt 0 ] || _want=
+	_got=$(module_log "$_mod")
+	[ "$_want" = "$_got" ] ||
+		die "$_mod logged:
+$_got
+expected:
+$_want"
+}
+
+# proc_first_line FILE: the first line of a /proc file.
+proc_first_line() {
+	head -n 1 "$1"
+}

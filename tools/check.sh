@@ -119,6 +119,27 @@ do_sparse() {
 	kbuild_clean sparse '(warning|error):' C=2
 }
 
+# The compat sample must be an upstream patch module but for one line: with
+# that line swapped for <linux/livepatch.h> it builds for the built-in
+# livepatch as well.
+do_compat() {
+	src=$ROOT/sample-patches/klpc-compat-sample.c
+	dir=$LOGDIR/compat-upstream
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	sed 's|#include <klpc-compat.h>|#include <linux/livepatch.h>|' "$src" \
+		>"$dir/compat-upstream.c"
+	grep -n 'klpc_' "$dir/compat-upstream.c" | grep -v -E ':( \*|/\*|//)' &&
+		{ echo "klpc_ names outside comments"; return 1; }
+	echo 'obj-m += compat-upstream.o' >"$dir/Kbuild"
+	make -C "$KDIR" M="$dir" W=1 modules >"$dir/build.log" 2>&1 ||
+		{ cat "$dir/build.log"; return 1; }
+	if grep -E '(warning|error):' "$dir/build.log"; then
+		return 1
+	fi
+	echo "builds against <linux/livepatch.h> as well"
+}
+
 do_shellcheck() {
 	files=$(shell_scripts)
 	# shellcheck disable=SC2086 # a list of paths without blanks
@@ -143,6 +164,7 @@ main() {
 	step "checkpatch --strict" do_checkpatch
 	step "W=1 build without warnings" do_w1
 	step "sparse (C=2) without warnings" do_sparse
+	step "compat sample is upstream source" do_compat
 	step "shellcheck" do_shellcheck
 	echo "check: $PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]

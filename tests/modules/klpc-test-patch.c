@@ -5,7 +5,8 @@
  *	insmod klpc-test-patch.ko obj=klpc_target func=klpc_target_dup sympos=2
  *
  * replaces that function with one returning 42 (so it fits int (*)(void)
- * targets; tests that expect the load to fail may name anything).  broken=
+ * targets; tests that expect the load to fail may name anything).  replace=1
+ * makes it an atomic replace patch.  broken=
  * makes the patch itself malformed: "no_new_func", "no_old_name",
  * "no_funcs" or "no_objs".
  */
@@ -24,6 +25,10 @@ MODULE_PARM_DESC(func, "function to patch");
 static ulong sympos;
 module_param(sympos, ulong, 0444);
 MODULE_PARM_DESC(sympos, "old_sympos of the function");
+
+static bool replace;
+module_param(replace, bool, 0444);
+MODULE_PARM_DESC(replace, "make it an atomic replace patch");
 
 static char *broken;
 module_param(broken, charp, 0444);
@@ -58,6 +63,7 @@ static int __init klpc_test_patch_init(void)
 		objs[0].funcs = &funcs[1];
 	if (is_broken("no_objs"))
 		patch.objs = &objs[1];
+	patch.replace = replace;
 	return klpc_enable_patch(&patch);
 }
 

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * object.c - binding a patch's objects to the code they patch
+ *
+ * An object is bound while its code is present: always for vmlinux, from
+ * MODULE_STATE_COMING to MODULE_STATE_GOING for a module.  Binding
+ * resolves the address of every function to be replaced, and of every
+ * unexported symbol the new code uses (the object's klpc_sym table).
+ */
+
+#define pr_fmt(fmt) "klpc: " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/ftrace.h>
+
+#include "core.h"
+#include "kallsyms.h"
+
+static const char *klpc_resolve_error(int ret, unsigned long sympos)
+{
+	if (ret == -EINVAL)
+		return "is ambiguous, set its sympos";
+	return sympos ? "not found at that sympos" : "not found";
+}
+
+static int klpc_resolve_func(struct klpc_patch *patch, struct klpc_object *obj,
+			     struct klpc_func *func)
+{
+	unsigned long addr, offset;
+	int ret;
+
+	ret = klpc_find_symbol(obj->name, func->old_name, func->old_sympos,
+			       &addr);
+	if (ret) {
+		pr_err("patch '%s': object '%s': function '%s' %s (%d)\n",
+		       patch->mod->name, klpc_obj_name(obj), func->old_name,
+		       klpc_resolve_error(ret, func->old_sympos), ret);
+		return ret;
+	}
+	func->old_func = (void *)addr;
+	/* a nop "replaces" the function with itself */
+	if (func->nop)
+		func->new_func = func->old_func;
+
+	if (!klpc_ksyms.lookup_size_offset(addr, &func->old_size, &offset) ||
+	    !klpc_ksyms.lookup_size_offset((unsigned long)func->new_func,
+					   &func->new_size, &offset)) {
+		pr_err("patch '%s': object '%s': function '%s' has no size\n",
+		       patch->mod->name, klpc_obj_name(obj), func->old_name);
+		return -ENOENT;
+	}
+
+	func->old_ip = klpc_ksyms.ftrace_location(addr);
+	if (!func->old_ip || func->old_ip >= addr + func->old_size) {
+		pr_err("patch '%s': object '%s': function '%s' cannot be traced by ftrace (-EINVAL)\n",
+		       patch->mod->name, klpc_obj_name(obj), func->old_name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The new code may use the pointers as soon as its functions are patched,
+ * which happens only after this returns 0.
+ */
+static int klpc_resolve_syms(struct klpc_patch *patch, struct klpc_object *obj)
+{
+	struct klpc_sym *sym;
+	unsigned long addr;
+	int ret;
+
+	for (sym = obj->syms; sym && sym->name; sym++) {
+		ret = klpc_find_symbol(obj->name, sym->name, sym->sympos,
+				       &addr);
+		if (ret) {
+			pr_err("patch '%s': object '%s': symbol '%s' %s (%d)\n",
+			       patch->mod->name, klpc_obj_name(obj), sym->name,
+			       klpc_resolve_error(ret, sym->sympos), ret);
+			return ret;
+		}
+		WRITE_ONCE(*sym->addr, (void *)addr);
+	}
+	return 0;
+}
+
+/**
+ * klpc_init_object_loaded() - resolve an object whose code is present
+ * @patch:	the patch
+ * @obj:	one of its objects, with obj->mod set for a module
+ *
+ * Return: 0, or an error with a message naming the patch and the symbol.
+ */
+int klpc_init_object_loaded(struct klpc_patch *patch, struct klpc_object *obj)
+{
+	struct klpc_func *func, *other;
+	int ret;
+
+	klpc_for_each_func(obj, func) {
+		ret = klpc_resolve_func(patch, obj, func);
+		if (ret)
+			return ret;
+		klpc_for_each_func(obj, other) {
+			if (other == func)
+				break;
+			if (other->old_ip != func->old_ip)
+				continue;
+			pr_err("patch '%s': object '%s': function '%s' is patched twice (-EINVAL)\n",
+			       patch->mod->name, klpc_obj_name(obj),
+			       func->old_name);
+			return -EINVAL;
+		}
+	}
+	return klpc_resolve_syms(patch, obj);
+}
+
+/**
+ * klpc_free_object_loaded() - forget the addresses of an object's code
+ * @obj:	the object, whose funcs are not patched
+ *
+ * The symbol pointers go back to NULL, so that a stale one cannot be used
+ * after its module is gone.
+ */
+void klpc_free_object_loaded(struct klpc_object *obj)
+{
+	struct klpc_func *func;
+	struct klpc_sym *sym;
+
+	obj->mod = NULL;
+	klpc_for_each_func(obj, func) {
+		func->old_func = NULL;
+		func->old_ip = 0;
+	}
+	for (sym = obj->syms; sym && sym->name; sym++)
+		WRITE_ONCE(*sym->addr, NULL);
+}
+
+/**
+ * klpc_find_object_module() - bind a module object to its loaded module
+ * @obj:	the object
+ *
+ * A module object counts as loaded from MODULE_STATE_COMING on: its ftrace
+ * records exist then, and the coming notifier skips objects found here.
+ * A module that is going is left to the going notifier.  The notifiers
+ * take klpc_mutex, so obj->mod stays valid while the caller holds it.
+ */
+void klpc_find_object_module(struct klpc_object *obj)
+{
+	struct module *mod;
+
+	if (!klpc_is_module(obj) || obj->mod)
+		return;
+	preempt_disable();
+	mod = klpc_ksyms.find_module(obj->name);
+	if (mod && (mod->state == MODULE_STATE_COMING ||
+		    mod->state == MODULE_STATE_LIVE))
+		obj->mod = mod;
+	preempt_enable();
+}

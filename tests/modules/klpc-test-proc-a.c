@@ -1,0 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
+/* klpc-test-proc-a.c - one of three patch modules; see proc-patch.h */
+#include "proc-patch.h"
+MODULE_DESCRIPTION("klpc test: /proc patch a for stacking, replace and states");

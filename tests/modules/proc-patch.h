@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * proc-patch.h - the body of the klpc-test-proc-{a,b,c} patch modules
+ *
+ * Three modules with one body, so that a test can stack, replace and
+ * reload patches that differ only in their parameters:
+ *
+ *	cmdline=TEXT	/proc/cmdline reads "TEXT" (not patched if unset)
+ *	version=TEXT	/proc/version reads "TEXT" (not patched if unset)
+ *	replace=1	an atomic replace patch
+ *	state=V		declares system state 1 at version V (0: none)
+ *	pre_patch_ret=E	the vmlinux pre_patch callback returns E
+ *
+ * Every callback prints "<module>: <callback>" plus, for the state, what
+ * it did with it: the tests compare these lines with what they expect.
+ * The state's data is a kmalloc'ed record of the patch that set it up;
+ * a patch that finds a previous state takes the record over.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <klpc.h>
+
+#define PROC_PATCH_STATE_ID	1
+
+static char *cmdline;
+module_param(cmdline, charp, 0444);
+MODULE_PARM_DESC(cmdline, "text for /proc/cmdline");
+
+static char *version;
+module_param(version, charp, 0444);
+MODULE_PARM_DESC(version, "text for /proc/version");
+
+static bool replace;
+module_param(replace, bool, 0444);
+MODULE_PARM_DESC(replace, "make it an atomic replace patch");
+
+static uint state;
+module_param(state, uint, 0444);
+MODULE_PARM_DESC(state, "version of system state 1 (0: no state)");
+
+static int pre_patch_ret;
+module_param(pre_patch_ret, int, 0644);
+MODULE_PARM_DESC(pre_patch_ret, "what the pre_patch callback returns");
+
+struct proc_patch_record {
+	char owner[MODULE_NAME_LEN];
+};
+
+static int proc_patch_cmdline_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%s\n", cmdline);
+	return 0;
+}
+
+static int proc_patch_version_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%s\n", version);
+	return 0;
+}
+
+static struct klpc_func funcs[3];
+static struct klpc_state states[2];
+static struct klpc_patch patch;
+
+static int proc_patch_setup_state(void)
+{
+	struct klpc_state *st = klpc_get_state(&patch, PROC_PATCH_STATE_ID);
+	struct klpc_state *prev = klpc_get_prev_state(PROC_PATCH_STATE_ID);
+	struct proc_patch_record *rec;
+
+	if (!st)
+		return 0;
+	if (prev && prev->data) {
+		rec = prev->data;
+		pr_info("state: taking over v%u from %s\n", prev->version,
+			rec->owner);
+		strscpy(rec->owner, KBUILD_MODNAME, sizeof(rec->owner));
+		st->data = rec;
+		return 0;
+	}
+	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
+	if (!rec)
+		return -ENOMEM;
+	strscpy(rec->owner, KBUILD_MODNAME, sizeof(rec->owner));
+	st->data = rec;
+	pr_info("state: set up v%u\n", st->version);
+	return 0;
+}
+
+static int proc_patch_pre_patch(struct klpc_object *obj)
+{
+	pr_info("pre_patch\n");
+	if (pre_patch_ret)
+		return pre_patch_ret;
+	return proc_patch_setup_state();
+}
+
+static void proc_patch_post_patch(struct klpc_object *obj)
+{
+	pr_info("post_patch\n");
+}
+
+static void proc_patch_pre_unpatch(struct klpc_object *obj)
+{
+	pr_info("pre_unpatch\n");
+}
+
+static void proc_patch_post_unpatch(struct klpc_object *obj)
+{
+	struct klpc_state *st = klpc_get_state(&patch, PROC_PATCH_STATE_ID);
+
+	pr_info("post_unpatch\n");
+	if (st && st->data) {
+		pr_info("state: released v%u\n", st->version);
+		kfree(st->data);
+		st->data = NULL;
+	}
+}
+
+static struct klpc_object objs[] = {
+	{
+		.funcs = funcs,
+		.callbacks = {
+			.pre_patch = proc_patch_pre_patch,
+			.post_patch = proc_patch_post_patch,
+			.pre_unpatch = proc_patch_pre_unpatch,
+			.post_unpatch = proc_patch_post_unpatch,
+		},
+	}, { }
+};
+
+static struct klpc_patch patch = {
+	.mod = THIS_MODULE,
+	.objs = objs,
+};
+
+static int __init proc_patch_init(void)
+{
+	struct klpc_func *f = funcs;
+
+	if (cmdline) {
+		f->old_name = "cmdline_proc_show";
+		f->new_func = proc_patch_cmdline_show;
+		f++;
+	}
+	if (version) {
+		f->old_name = "version_proc_show";
+		f->new_func = proc_patch_version_show;
+	}
+	patch.replace = replace;
+	if (state) {
+		states[0].id = PROC_PATCH_STATE_ID;
+		states[0].version = state;
+		patch.states = states;
+	}
+	return klpc_enable_patch(&patch);
+}
+
+static void __exit proc_patch_exit(void)
+{
+}
+
+module_init(proc_patch_init);
+module_exit(proc_patch_exit);
+MODULE_LICENSE("GPL");
