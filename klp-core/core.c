@@ -70,7 +70,9 @@ static int klpc_check_patch(struct klpc_patch *patch)
 		return -EINVAL;
 	}
 	for (obj = patch->objs; klpc_obj_static_valid(obj); obj++) {
-		if (!obj->funcs || !klpc_func_static_valid(obj->funcs)) {
+		/* as upstream, an object may carry only callbacks */
+		if (!obj->funcs || (!klpc_func_static_valid(obj->funcs) &&
+				    !klpc_has_callbacks(obj))) {
 			pr_err("patch '%s': object '%s' has no functions\n",
 			       klpc_name(patch), klpc_obj_name(obj));
 			return -EINVAL;

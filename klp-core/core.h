@@ -25,6 +25,12 @@ static inline bool klpc_func_static_valid(struct klpc_func *func)
 	return func->old_name || func->new_func || func->old_sympos;
 }
 
+static inline bool klpc_has_callbacks(struct klpc_object *obj)
+{
+	return obj->callbacks.pre_patch || obj->callbacks.post_patch ||
+	       obj->callbacks.pre_unpatch || obj->callbacks.post_unpatch;
+}
+
 static inline bool klpc_is_module(struct klpc_object *obj)
 {
 	return obj->name;

@@ -105,6 +105,9 @@ static int klpc_add_object_nops(struct klpc_patch *patch,
 	struct klpc_func *old_func;
 	int ret;
 
+	/* an object of callbacks only changes no function */
+	if (list_empty(&old_obj->func_list))
+		return 0;
 	if (!obj) {
 		obj = klpc_alloc_dynamic_object(patch, old_obj->name);
 		if (!obj)
@@ -153,10 +156,13 @@ static bool klpc_has_nops(struct klpc_patch *patch)
 	struct klpc_object *obj;
 	struct klpc_func *func;
 
-	klpc_for_each_object(patch, obj)
+	klpc_for_each_object(patch, obj) {
+		if (obj->dynamic)
+			return true;
 		klpc_for_each_func(obj, func)
 			if (func->nop)
 				return true;
+	}
 	return false;
 }
 

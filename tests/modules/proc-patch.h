@@ -10,9 +10,12 @@
  *	replace=1	an atomic replace patch
  *	state=V		declares system state 1 at version V (0: none)
  *	pre_patch_ret=E	the vmlinux pre_patch callback returns E
+ *	target_cb=1	adds an object for module klpc_target with callbacks
+ *			and no function
  *
- * Every callback prints "<module>: <callback>" plus, for the state, what
- * it did with it: the tests compare these lines with what they expect.
+ * Every callback prints "<module>: <callback>", followed by the object's
+ * name for a module object, plus, for the state, what it did with it: the
+ * tests compare these lines with what they expect.
  * The state's data is a kmalloc'ed record of the patch that set it up;
  * a patch that finds a previous state takes the record over.
  */
@@ -41,6 +44,10 @@ MODULE_PARM_DESC(replace, "make it an atomic replace patch");
 static uint state;
 module_param(state, uint, 0444);
 MODULE_PARM_DESC(state, "version of system state 1 (0: no state)");
+
+static bool target_cb;
+module_param(target_cb, bool, 0444);
+MODULE_PARM_DESC(target_cb, "add a callbacks-only object for klpc_target");
 
 static int pre_patch_ret;
 module_param(pre_patch_ret, int, 0644);
@@ -93,6 +100,10 @@ static int proc_patch_setup_state(void)
 
 static int proc_patch_pre_patch(struct klpc_object *obj)
 {
+	if (obj->name) {
+		pr_info("pre_patch %s\n", obj->name);
+		return 0;
+	}
 	pr_info("pre_patch\n");
 	if (pre_patch_ret)
 		return pre_patch_ret;
@@ -101,19 +112,19 @@ static int proc_patch_pre_patch(struct klpc_object *obj)
 
 static void proc_patch_post_patch(struct klpc_object *obj)
 {
-	pr_info("post_patch\n");
+	pr_info("post_patch%s%s\n", obj->name ? " " : "", obj->name ?: "");
 }
 
 static void proc_patch_pre_unpatch(struct klpc_object *obj)
 {
-	pr_info("pre_unpatch\n");
+	pr_info("pre_unpatch%s%s\n", obj->name ? " " : "", obj->name ?: "");
 }
 
 static void proc_patch_post_unpatch(struct klpc_object *obj)
 {
 	struct klpc_state *st = klpc_get_state(&patch, PROC_PATCH_STATE_ID);
 
-	pr_info("post_unpatch\n");
+	pr_info("post_unpatch%s%s\n", obj->name ? " " : "", obj->name ?: "");
 	if (st && st->data) {
 		pr_info("state: released v%u\n", st->version);
 		kfree(st->data);
@@ -121,17 +132,15 @@ static void proc_patch_post_unpatch(struct klpc_object *obj)
 	}
 }
 
-static struct klpc_object objs[] = {
-	{
-		.funcs = funcs,
-		.callbacks = {
-			.pre_patch = proc_patch_pre_patch,
-			.post_patch = proc_patch_post_patch,
-			.pre_unpatch = proc_patch_pre_unpatch,
-			.post_unpatch = proc_patch_post_unpatch,
-		},
-	}, { }
+static const struct klpc_callbacks proc_patch_callbacks = {
+	.pre_patch = proc_patch_pre_patch,
+	.post_patch = proc_patch_post_patch,
+	.pre_unpatch = proc_patch_pre_unpatch,
+	.post_unpatch = proc_patch_post_unpatch,
 };
+
+static struct klpc_func no_funcs[1];
+static struct klpc_object objs[3];
 
 static struct klpc_patch patch = {
 	.mod = THIS_MODULE,
@@ -150,6 +159,13 @@ static int __init proc_patch_init(void)
 	if (version) {
 		f->old_name = "version_proc_show";
 		f->new_func = proc_patch_version_show;
+	}
+	objs[0].funcs = funcs;
+	objs[0].callbacks = proc_patch_callbacks;
+	if (target_cb) {
+		objs[1].name = "klpc_target";
+		objs[1].funcs = no_funcs;
+		objs[1].callbacks = proc_patch_callbacks;
 	}
 	patch.replace = replace;
 	if (state) {

@@ -3,6 +3,8 @@
  * klpc-hammer - load generators for the guest tests
  *
  *	klpc-hammer getppid SECONDS	call getppid() in a loop
+ *	klpc-hammer getpid SECONDS	call getpid() in a loop; exit 1 if it
+ *					ever returns another pid than at first
  *	klpc-hammer spin SECONDS	burn CPU without any system call
  *	klpc-hammer read FILE SECONDS	read FILE again and again; exit 1 if
  *					it ever shows "mismatches=" non-zero
@@ -25,6 +27,21 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int hammer_getpid(double end)
+{
+	long pid = syscall(SYS_getpid), now_pid;
+
+	while (now() < end) {
+		now_pid = syscall(SYS_getpid);
+		if (now_pid != pid) {
+			fprintf(stderr, "klpc-hammer: getpid() %ld, not %ld\n",
+				now_pid, pid);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 static int hammer_read(const char *path, double end)
@@ -64,6 +81,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "getppid")) {
 		while (now() < end)
 			syscall(SYS_getppid);
+	} else if (!strcmp(argv[1], "getpid")) {
+		return hammer_getpid(end);
 	} else if (!strcmp(argv[1], "spin")) {
 		/* time is read every 2^24 rounds through the vDSO: no syscall */
 		while (++spin & 0xffffff || now() < end)
