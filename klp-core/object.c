@@ -17,11 +17,17 @@
 #include "core.h"
 #include "kallsyms.h"
 
-static const char *klpc_resolve_error(int ret, unsigned long sympos)
+/* what went wrong, naming the field to fix: old_sympos or sympos */
+static const char *klpc_resolve_error(int ret, unsigned long sympos,
+				      bool func)
 {
 	if (ret == -EINVAL)
-		return "is ambiguous, set its sympos";
-	return sympos ? "not found at that sympos" : "not found";
+		return func ? "is ambiguous, set old_sympos" :
+			      "is ambiguous, set its sympos";
+	if (!sympos)
+		return "not found";
+	return func ? "not found at that old_sympos" :
+		      "not found at that sympos";
 }
 
 static int klpc_resolve_func(struct klpc_patch *patch, struct klpc_object *obj,
@@ -35,7 +41,7 @@ static int klpc_resolve_func(struct klpc_patch *patch, struct klpc_object *obj,
 	if (ret) {
 		pr_err("patch '%s': object '%s': function '%s' %s (%d)\n",
 		       patch->mod->name, klpc_obj_name(obj), func->old_name,
-		       klpc_resolve_error(ret, func->old_sympos), ret);
+		       klpc_resolve_error(ret, func->old_sympos, true), ret);
 		return ret;
 	}
 	func->old_func = (void *)addr;
@@ -76,7 +82,7 @@ static int klpc_resolve_syms(struct klpc_patch *patch, struct klpc_object *obj)
 		if (ret) {
 			pr_err("patch '%s': object '%s': symbol '%s' %s (%d)\n",
 			       patch->mod->name, klpc_obj_name(obj), sym->name,
-			       klpc_resolve_error(ret, sym->sympos), ret);
+			       klpc_resolve_error(ret, sym->sympos, false), ret);
 			return ret;
 		}
 		WRITE_ONCE(*sym->addr, (void *)addr);
