@@ -21,7 +21,7 @@ CLEAN_KDIR = $(if $(filter file,$(origin KDIR)),$(shell tools/kdir.sh --no-insta
 
 all: modules
 
-modules: tests/bin/klpc-hammer
+modules: tests/bin/klpc-hammer bench/bin/klpc-bench-tool
 	@kdir='$(KDIR)'; [ -n "$$kdir" ] || exit 1; \
 	$(MAKE) -C "$$kdir" M='$(CURDIR)' modules
 
@@ -30,11 +30,16 @@ tests/bin/klpc-hammer: tests/tools/klpc-hammer.c
 	@mkdir -p tests/bin
 	$(CC) -O2 -Wall -Wextra -static -o $@ $<
 
+# the timing and sleeper helper of the guest benchmarks
+bench/bin/klpc-bench-tool: bench/tools/klpc-bench-tool.c
+	@mkdir -p bench/bin
+	$(CC) -O2 -Wall -Wextra -static -pthread -o $@ $<
+
 clean:
 	@kdir='$(CLEAN_KDIR)'; \
 	if [ -n "$$kdir" ] && [ -d "$$kdir" ]; then \
 		$(MAKE) -C "$$kdir" M='$(CURDIR)' clean; fi
-	rm -rf build tests/bin
+	rm -rf build tests/bin bench/bin
 
 check:
 	@KLPC_KDIR='$(KDIR)' tools/check.sh

@@ -2,23 +2,31 @@
 /*
  * hooks.c - where tasks move during a transition
  *
- * Attached when a transition starts and detached when it ends, so that a
- * system with no transition in progress pays nothing on these paths:
+ * The user-return hook is registered when a transition starts and removed
+ * when it ends, so that the return to user space costs nothing outside a
+ * transition.  The
+ * tracepoint probes stay attached while klpc is loaded: attaching and
+ * detaching them patched kernel text six times per transition, and each
+ * patching waits for every CPU (three rounds of IPIs), which dominated the
+ * start of a transition on a busy machine.  Outside a transition they find
+ * no table and return at once (tasks.c); fork, exit and free are far rarer
+ * than system calls.
  *
- * - kprobes on syscall_exit_to_user_mode_prepare() and
+ * - an ftrace_ops on syscall_exit_to_user_mode_prepare() and
  *   exit_to_user_mode_prepare(): a task about to return to user space has
  *   no kernel function on its stack, so it may move.  The latter also runs
  *   on returns from interrupts, which moves CPU-bound user tasks.  The
  *   functions that follow them (exit_to_user_mode() and friends) are
- *   noinstr and refuse kprobes.
+ *   noinstr and cannot be traced.
  * - sched_process_fork: a child inherits its parent's state.
  * - sched_process_exit: the exiting task never returns to its callers.
  * - sched_process_free: the task is gone; its entry goes too.
+ *   (The three tracepoints are always attached, see above.)
  */
 
 #define pr_fmt(fmt) "klpc: " fmt
 
-#include <linux/kprobes.h>
+#include <linux/ftrace.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -27,20 +35,33 @@
 #include "tasks.h"
 #include "transition.h"
 
-static int klpc_user_return(struct kprobe *kp, struct pt_regs *regs)
+/*
+ * Called from ftrace on the entry of the functions below, in the context
+ * of the task returning to user space, with nothing of the kernel left on
+ * its stack but the return path.
+ */
+static void notrace klpc_user_return(unsigned long ip, unsigned long parent_ip,
+				     struct ftrace_ops *ops,
+				     struct ftrace_regs *fregs)
 {
+	int bit = ftrace_test_recursion_trylock(ip, parent_ip);
+
+	if (bit < 0)
+		return;
 	if (klpc_task_switch(current))
 		klpc_transition_kick();
-	return 0;
+	ftrace_test_recursion_unlock(bit);
 }
 
-static const char * const klpc_kprobe_syms[] = {
+static const char * const klpc_user_return_syms[] = {
 	"syscall_exit_to_user_mode_prepare",
 	"exit_to_user_mode_prepare",
 };
 
-static struct kprobe klpc_kprobes[ARRAY_SIZE(klpc_kprobe_syms)];
-static struct kprobe *klpc_kprobe_ptrs[ARRAY_SIZE(klpc_kprobe_syms)];
+/* no flags: the callback reads no registers and changes none */
+static struct ftrace_ops klpc_user_return_ops = {
+	.func	= klpc_user_return,
+};
 
 static void klpc_fork_probe(void *data, struct task_struct *parent,
 			    struct task_struct *child)
@@ -79,69 +100,48 @@ static void klpc_find_tracepoint(struct tracepoint *tp, void *priv)
 }
 
 /*
- * The kprobes are registered disabled when klpc loads and only armed during
- * transitions: a disarmed kprobe leaves the function untouched.  They sit
- * on the fentry call, so they are ftrace-based: an int3 probe costs a trap
- * on every return to user space while armed.  Disarming the last one
- * unregisters kprobes' ftrace_ops, which waits for an RCU-tasks grace
- * period; that happens in the transition's teardown work.
+ * The user-return hook is an ftrace_ops of its own, whose filter holds both
+ * functions; it is registered only during transitions, so the return to
+ * user space costs nothing otherwise.  It used to be two ftrace-based
+ * kprobes: arming them took two ftrace updates (each a walk of every
+ * ftrace record and a text patch that waits for all CPUs), this takes one,
+ * and the callback is much cheaper than kprobe dispatch on every return to
+ * user space during a transition.  As the ops is module data, ftrace treats
+ * it as dynamic: unregistering it waits for RCU-tasks grace periods, which
+ * happens in the transition's teardown work.
  */
-static int klpc_kprobes_init(void)
+static int klpc_user_return_init(void)
 {
+	const char *sym;
 	int i, ret;
 
-	for (i = 0; i < ARRAY_SIZE(klpc_kprobes); i++) {
-		klpc_kprobes[i].symbol_name = klpc_kprobe_syms[i];
-		klpc_kprobes[i].pre_handler = klpc_user_return;
-		klpc_kprobes[i].flags = KPROBE_FLAG_DISABLED;
-		klpc_kprobe_ptrs[i] = &klpc_kprobes[i];
-	}
-	ret = register_kprobes(klpc_kprobe_ptrs, ARRAY_SIZE(klpc_kprobe_ptrs));
-	if (ret)
-		pr_err("cannot place kprobes on the return to user space (%d)\n",
-		       ret);
-	return ret;
-}
-
-/**
- * klpc_hooks_init() - find the tracepoints and place the kprobes
- *
- * Return: 0, or an error with a message naming what is missing.
- */
-int klpc_hooks_init(void)
-{
-	int i;
-
-	for_each_kernel_tracepoint(klpc_find_tracepoint, NULL);
-	for (i = 0; i < ARRAY_SIZE(klpc_tracepoints); i++) {
-		if (!klpc_tracepoints[i].tp) {
-			pr_err("tracepoint '%s' not found\n",
-			       klpc_tracepoints[i].name);
-			return -ENOENT;
+	for (i = 0; i < ARRAY_SIZE(klpc_user_return_syms); i++) {
+		sym = klpc_user_return_syms[i];
+		ret = ftrace_set_filter(&klpc_user_return_ops, (unsigned char *)sym,
+					strlen(sym), 0);
+		if (ret) {
+			pr_err("cannot trace %s on the return to user space (%d)\n",
+			       sym, ret);
+			ftrace_free_filter(&klpc_user_return_ops);
+			return ret;
 		}
 	}
-	return klpc_kprobes_init();
+	return 0;
 }
 
 static void klpc_detach_tracepoints(int n)
 {
-	/*
-	 * No tracepoint_synchronize_unregister() here: the probes run with
-	 * preemption disabled, and what they use is freed after
-	 * klpc_synchronize() (see klpc_tasks_reap()).  klpc_hooks_exit()
-	 * waits before klpc's code can go.
-	 */
 	while (--n >= 0)
 		tracepoint_probe_unregister(klpc_tracepoints[n].tp,
 					    klpc_tracepoints[n].probe, NULL);
 }
 
-/**
- * klpc_hooks_attach() - start catching tasks at their safe points
- *
- * Return: 0 or an error, with nothing attached.
+/*
+ * The probes run with preemption disabled and find no table outside a
+ * transition; the table they may still look at after one is freed after
+ * klpc_synchronize() (see klpc_tasks_reap()).
  */
-int klpc_hooks_attach(void)
+static int klpc_attach_tracepoints(void)
 {
 	int i, ret;
 
@@ -155,40 +155,71 @@ int klpc_hooks_attach(void)
 			return ret;
 		}
 	}
-	for (i = 0; i < ARRAY_SIZE(klpc_kprobes); i++) {
-		ret = enable_kprobe(&klpc_kprobes[i]);
-		if (ret) {
-			pr_err("cannot enable the kprobe on %s (%d)\n",
-			       klpc_kprobe_syms[i], ret);
-			while (--i >= 0)
-				disable_kprobe(&klpc_kprobes[i]);
-			klpc_detach_tracepoints(ARRAY_SIZE(klpc_tracepoints));
-			return ret;
-		}
-	}
 	return 0;
 }
 
 /**
- * klpc_hooks_detach() - stop catching tasks
+ * klpc_hooks_init() - attach the tracepoints, set up the user-return hook
  *
- * A hook may still be running on another CPU on return; see
- * klpc_detach_tracepoints().
+ * Return: 0, or an error with a message naming what is missing and
+ * nothing attached.
  */
-void klpc_hooks_detach(void)
+int klpc_hooks_init(void)
 {
-	int i;
+	int i, ret;
 
-	for (i = 0; i < ARRAY_SIZE(klpc_kprobes); i++)
-		disable_kprobe(&klpc_kprobes[i]);
-	klpc_detach_tracepoints(ARRAY_SIZE(klpc_tracepoints));
+	for_each_kernel_tracepoint(klpc_find_tracepoint, NULL);
+	for (i = 0; i < ARRAY_SIZE(klpc_tracepoints); i++) {
+		if (!klpc_tracepoints[i].tp) {
+			pr_err("tracepoint '%s' not found\n",
+			       klpc_tracepoints[i].name);
+			return -ENOENT;
+		}
+	}
+	ret = klpc_attach_tracepoints();
+	if (ret)
+		return ret;
+	ret = klpc_user_return_init();
+	if (ret) {
+		klpc_detach_tracepoints(ARRAY_SIZE(klpc_tracepoints));
+		tracepoint_synchronize_unregister();
+	}
+	return ret;
 }
 
 /**
- * klpc_hooks_exit() - remove the kprobes; wait for running probes
+ * klpc_hooks_attach() - start catching tasks on their way to user space
+ *
+ * Return: 0 or an error, with nothing armed.
+ */
+int klpc_hooks_attach(void)
+{
+	int ret = register_ftrace_function(&klpc_user_return_ops);
+
+	if (ret)
+		pr_err("cannot hook the return to user space (%d)\n", ret);
+	return ret;
+}
+
+/**
+ * klpc_hooks_detach() - stop catching tasks on their way to user space
+ *
+ * A probe may still be running on another CPU on return; what it uses is
+ * freed after klpc_synchronize().
+ */
+void klpc_hooks_detach(void)
+{
+	unregister_ftrace_function(&klpc_user_return_ops);
+}
+
+/**
+ * klpc_hooks_exit() - remove the tracepoint probes; wait for running probes
+ *
+ * The user-return hook is not registered any more (no transition).
  */
 void klpc_hooks_exit(void)
 {
-	unregister_kprobes(klpc_kprobe_ptrs, ARRAY_SIZE(klpc_kprobe_ptrs));
+	ftrace_free_filter(&klpc_user_return_ops);
+	klpc_detach_tracepoints(ARRAY_SIZE(klpc_tracepoints));
 	tracepoint_synchronize_unregister();
 }

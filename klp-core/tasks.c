@@ -228,6 +228,12 @@ void klpc_task_fork(struct task_struct *parent, struct task_struct *child)
 	struct klpc_table *t;
 	unsigned long flags;
 
+	/*
+	 * The probe is always attached.  A table published after this check
+	 * is filled by a walk of the task list, where the child already is.
+	 */
+	if (!rcu_access_pointer(klpc_table))
+		return;
 	/* allocate outside the lock: an allocation may wake kswapd */
 	e = kmalloc(sizeof(*e), GFP_ATOMIC);
 
@@ -297,6 +303,13 @@ bool klpc_task_gone(struct task_struct *task)
 	unsigned long flags;
 	bool last = false;
 
+	/*
+	 * The probe is always attached; no lock outside a transition.  A
+	 * task the walk that fills a table saw is freed only after the walk,
+	 * which follows the table's publication.
+	 */
+	if (!rcu_access_pointer(klpc_table))
+		return false;
 	spin_lock_irqsave(&klpc_table_lock, flags);
 	e = klpc_task_find_locked(task, &t);
 	if (e) {

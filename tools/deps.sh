@@ -13,7 +13,7 @@ pkgs_for() {
 	check) echo make gcc libc6-dev linux-headers-amd64 libelf-dev \
 		linux-source-6.1 xz-utils perl sparse shellcheck ;;
 	vm) echo make gcc libc6-dev linux-headers-amd64 libelf-dev \
-		qemu-system-x86 debootstrap kmod cpio gzip util-linux ;;
+		qemu-system-x86 debootstrap kmod cpio gzip util-linux gnuplot-nox ;;
 	*) die "unknown package set '$1' (build|check|vm|ci)" ;;
 	esac
 }

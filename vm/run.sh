@@ -228,6 +228,8 @@ main() {
 	rm -f "$log.raw"
 	[ "$mode" != shell ] || return 0
 	bad=$(scan_log "$log" "$qrc" "$mode")
+	# bench: the table, results/*.csv and the chart, from the guest's lines
+	[ "$mode" != bench ] || "$ROOT/bench/report.sh" "$log" || bad=$((bad + 1))
 	judge "$mode" "$log" "$bad"
 }
 
