@@ -1,81 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * klpc-bench-builtin.c - the benchmark patch, for the built-in livepatch
- *
- *	insmod klpc-bench-builtin.ko funcs=N hold=0|1
- *
- * replaces klpc_bench_fn_000() ... of klpc_bench_target, the first N
- * (1 to 1000) of them, all with one function, and klpc_bench_hold() too
- * when hold=1, through the kernel's own livepatch (<linux/livepatch.h>).
- * klpc-bench-klpc.c is the same patch for klpc; keep the two alike.
+ * klpc-bench-builtin.c - the benchmark patch for the built-in livepatch
+ * (see bench-patch.h)
  */
-
-#include <linux/module.h>
 #include <linux/livepatch.h>
 
-#include "klpc-bench.h"
-
-static uint funcs = KLPC_BENCH_NR_FUNCS;
-module_param(funcs, uint, 0444);
-MODULE_PARM_DESC(funcs, "how many of the target's functions to patch (1-1000)");
-
-static bool hold;
-module_param(hold, bool, 0444);
-MODULE_PARM_DESC(hold, "patch klpc_bench_hold() too");
-
-#define KLPC_BENCH_ELEM(n)	KLPC_BENCH_NAME(n)
-
-static const char * const klpc_bench_names[10][10][10] = KLPC_BENCH_TABLE;
-
-static noinline int klpc_bench_new(int x)
-{
-	return x + KLPC_BENCH_NEW_DELTA;
-}
-
-static noinline int klpc_bench_new_hold(int gen)
-{
-	return gen;
-}
-
-/* up to 1000 funcs, the hold func and the terminator */
-static struct klp_func klpc_bench_funcs[KLPC_BENCH_NR_FUNCS + 2];
-
-static struct klp_object klpc_bench_objs[] = {
-	{
-		.name = KLPC_BENCH_OBJ,
-		.funcs = klpc_bench_funcs,
-	}, { }
-};
-
-static struct klp_patch klpc_bench_patch = {
-	.mod = THIS_MODULE,
-	.objs = klpc_bench_objs,
-};
-
-static int __init klpc_bench_builtin_init(void)
-{
-	unsigned int i;
-
-	if (!funcs || funcs > KLPC_BENCH_NR_FUNCS)
-		return -EINVAL;
-	for (i = 0; i < funcs; i++) {
-		klpc_bench_funcs[i].old_name =
-			klpc_bench_names[i / 100][i / 10 % 10][i % 10];
-		klpc_bench_funcs[i].new_func = klpc_bench_new;
-	}
-	if (hold) {
-		klpc_bench_funcs[i].old_name = KLPC_BENCH_HOLD_NAME;
-		klpc_bench_funcs[i].new_func = klpc_bench_new_hold;
-	}
-	return klp_enable_patch(&klpc_bench_patch);
-}
-
-static void __exit klpc_bench_builtin_exit(void)
-{
-}
-
-module_init(klpc_bench_builtin_init);
-module_exit(klpc_bench_builtin_exit);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("klpc benchmark: a patch of 1 to 1000 functions, for the built-in livepatch");
-MODULE_INFO(livepatch, "Y");
+#define KLPC_BENCH_IMPL "the built-in livepatch"
+#include "bench-patch.h"
