@@ -541,6 +541,7 @@ static int klpc_module_coming(struct module *mod)
 			goto out;
 		}
 	}
+	klpc_transition_refresh();
 out:
 	mutex_unlock(&klpc_mutex);
 	return ret;

@@ -2,66 +2,128 @@
 /*
  * hooks.c - where tasks move during a transition
  *
- * The user-return hook is registered when a transition starts and removed
- * when it ends, so that the return to user space costs nothing outside a
- * transition.  The
- * tracepoint probes stay attached while klpc is loaded: attaching and
+ * - a task work queued on each user task that is still to move: it runs
+ *   in the task's own context on its way back to user space, where no
+ *   kernel function is left on its stack.  A CPU-bound user task gets
+ *   there at its next interrupt.  Queuing one is a cmpxchg on the task,
+ *   so nothing is attached to the return to user space, during a
+ *   transition or outside one, and no kernel text is patched.  The
+ *   callback still checks the task's stack: works also run inside
+ *   get_signal(), io_uring waits and do_exit(), deep in kernel code.
+ * - sched_process_fork: a child inherits its parent's state.
+ * - sched_process_exit: the exiting task never returns to its callers.
+ * - sched_process_free: the task is gone; its entry goes too.
+ *
+ * The tracepoint probes stay attached while klpc is loaded: attaching and
  * detaching them patched kernel text six times per transition, and each
  * patching waits for every CPU (three rounds of IPIs), which dominated the
  * start of a transition on a busy machine.  Outside a transition they find
  * no table and return at once (tasks.c); fork, exit and free are far rarer
  * than system calls.
- *
- * - an ftrace_ops on syscall_exit_to_user_mode_prepare() and
- *   exit_to_user_mode_prepare(): a task about to return to user space has
- *   no kernel function on its stack, so it may move.  The latter also runs
- *   on returns from interrupts, which moves CPU-bound user tasks.  The
- *   functions that follow them (exit_to_user_mode() and friends) are
- *   noinstr and cannot be traced.
- * - sched_process_fork: a child inherits its parent's state.
- * - sched_process_exit: the exiting task never returns to its callers.
- * - sched_process_free: the task is gone; its entry goes too.
- *   (The three tracepoints are always attached, see above.)
  */
 
 #define pr_fmt(fmt) "klpc: " fmt
 
-#include <linux/ftrace.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/task_work.h>
 #include <linux/tracepoint.h>
+#include <linux/wait_bit.h>
 
 #include "hooks.h"
+#include "kallsyms.h"
+#include "stack.h"
 #include "tasks.h"
 #include "transition.h"
 
 /*
- * Called from ftrace on the entry of the functions below, in the context
- * of the task returning to user space, with nothing of the kernel left on
- * its stack but the return path.
+ * Resume works allocated and not yet freed.  A work is freed by its
+ * callback, or by whoever cancels it before it runs; klpc cannot unload
+ * before the count drops to 0.
  */
-static void notrace klpc_user_return(unsigned long ip, unsigned long parent_ip,
-				     struct ftrace_ops *ops,
-				     struct ftrace_regs *fregs)
-{
-	int bit = ftrace_test_recursion_trylock(ip, parent_ip);
+static atomic_t klpc_resumes = ATOMIC_INIT(0);
+static bool klpc_resumes_used;
 
-	if (bit < 0)
-		return;
-	if (klpc_task_switch(current))
-		klpc_transition_kick();
-	ftrace_test_recursion_unlock(bit);
+static void klpc_resume_free(struct callback_head *cb)
+{
+	kfree(cb);
+	if (atomic_dec_and_test(&klpc_resumes))
+		wake_up_var(&klpc_resumes);
 }
 
-static const char * const klpc_user_return_syms[] = {
-	"syscall_exit_to_user_mode_prepare",
-	"exit_to_user_mode_prepare",
-};
+/*
+ * The task work: runs in the task's context, usually on its way to user
+ * space (resume_user_mode_work()), with interrupts and preemption enabled.
+ * If it does not move the task, the next check round queues another.
+ */
+static void klpc_resume_fn(struct callback_head *cb)
+{
+	klpc_task_clear_resume(current, cb);
+	if (klpc_stack_check_current())
+		klpc_transition_kick();
+	klpc_resume_free(cb);
+}
 
-/* no flags: the callback reads no registers and changes none */
-static struct ftrace_ops klpc_user_return_ops = {
-	.func	= klpc_user_return,
-};
+/**
+ * klpc_resume_queue() - have a user task move on its way to user space
+ * @task:	a task that has yet to move, with a reference held
+ *
+ * Kernel threads never return to user space and are left to the stack
+ * checks.  Called with klpc_mutex held, which orders it against
+ * klpc_resume_cancel_all().
+ */
+void klpc_resume_queue(struct task_struct *task)
+{
+	struct callback_head *cb;
+
+	if (task->flags & PF_KTHREAD || !klpc_task_needs_resume(task))
+		return;
+	cb = kmalloc(sizeof(*cb), GFP_KERNEL);
+	if (!cb)
+		return;
+	init_task_work(cb, klpc_resume_fn);
+	atomic_inc(&klpc_resumes);
+	WRITE_ONCE(klpc_resumes_used, true);
+	if (!klpc_task_set_resume(task, cb)) {
+		klpc_resume_free(cb);
+		return;
+	}
+	/* fails only once the task runs its last works in do_exit() */
+	if (task_work_add(task, cb, TWA_RESUME)) {
+		klpc_task_clear_resume(task, cb);
+		klpc_resume_free(cb);
+	}
+}
+
+static bool klpc_resume_match(struct callback_head *cb, void *data)
+{
+	return cb->func == klpc_resume_fn;
+}
+
+/**
+ * klpc_resume_cancel_all() - take back the works no task has run yet
+ *
+ * After a transition: a task that sleeps on would keep its work (and klpc)
+ * forever.  A work a task has already taken off its list is not found; its
+ * callback frees it, finding no transition to act on.
+ */
+void klpc_resume_cancel_all(void)
+{
+	struct task_struct *g, *t;
+	struct callback_head *cb;
+
+	if (!atomic_read(&klpc_resumes))
+		return;
+	rcu_read_lock();
+	for_each_process_thread(g, t)
+		while ((cb = klpc_ksyms.task_work_cancel_match(t,
+							       klpc_resume_match,
+							       NULL)))
+			klpc_resume_free(cb);
+	rcu_read_unlock();
+}
 
 static void klpc_fork_probe(void *data, struct task_struct *parent,
 			    struct task_struct *child)
@@ -99,36 +161,6 @@ static void klpc_find_tracepoint(struct tracepoint *tp, void *priv)
 			klpc_tracepoints[i].tp = tp;
 }
 
-/*
- * The user-return hook is an ftrace_ops of its own, whose filter holds both
- * functions; it is registered only during transitions, so the return to
- * user space costs nothing otherwise.  It used to be two ftrace-based
- * kprobes: arming them took two ftrace updates (each a walk of every
- * ftrace record and a text patch that waits for all CPUs), this takes one,
- * and the callback is much cheaper than kprobe dispatch on every return to
- * user space during a transition.  As the ops is module data, ftrace treats
- * it as dynamic: unregistering it waits for RCU-tasks grace periods, which
- * happens in the transition's teardown work.
- */
-static int klpc_user_return_init(void)
-{
-	const char *sym;
-	int i, ret;
-
-	for (i = 0; i < ARRAY_SIZE(klpc_user_return_syms); i++) {
-		sym = klpc_user_return_syms[i];
-		ret = ftrace_set_filter(&klpc_user_return_ops, (unsigned char *)sym,
-					strlen(sym), 0);
-		if (ret) {
-			pr_err("cannot trace %s on the return to user space (%d)\n",
-			       sym, ret);
-			ftrace_free_filter(&klpc_user_return_ops);
-			return ret;
-		}
-	}
-	return 0;
-}
-
 static void klpc_detach_tracepoints(int n)
 {
 	while (--n >= 0)
@@ -159,14 +191,14 @@ static int klpc_attach_tracepoints(void)
 }
 
 /**
- * klpc_hooks_init() - attach the tracepoints, set up the user-return hook
+ * klpc_hooks_init() - attach the tracepoints
  *
  * Return: 0, or an error with a message naming what is missing and
  * nothing attached.
  */
 int klpc_hooks_init(void)
 {
-	int i, ret;
+	int i;
 
 	for_each_kernel_tracepoint(klpc_find_tracepoint, NULL);
 	for (i = 0; i < ARRAY_SIZE(klpc_tracepoints); i++) {
@@ -176,50 +208,24 @@ int klpc_hooks_init(void)
 			return -ENOENT;
 		}
 	}
-	ret = klpc_attach_tracepoints();
-	if (ret)
-		return ret;
-	ret = klpc_user_return_init();
-	if (ret) {
-		klpc_detach_tracepoints(ARRAY_SIZE(klpc_tracepoints));
-		tracepoint_synchronize_unregister();
-	}
-	return ret;
-}
-
-/**
- * klpc_hooks_attach() - start catching tasks on their way to user space
- *
- * Return: 0 or an error, with nothing armed.
- */
-int klpc_hooks_attach(void)
-{
-	int ret = register_ftrace_function(&klpc_user_return_ops);
-
-	if (ret)
-		pr_err("cannot hook the return to user space (%d)\n", ret);
-	return ret;
-}
-
-/**
- * klpc_hooks_detach() - stop catching tasks on their way to user space
- *
- * A probe may still be running on another CPU on return; what it uses is
- * freed after klpc_synchronize().
- */
-void klpc_hooks_detach(void)
-{
-	unregister_ftrace_function(&klpc_user_return_ops);
+	return klpc_attach_tracepoints();
 }
 
 /**
  * klpc_hooks_exit() - remove the tracepoint probes; wait for running probes
+ * and for the callbacks of resume works
  *
- * The user-return hook is not registered any more (no transition).
+ * No transition is in progress, and the works of the last one were
+ * cancelled by its teardown; a callback that took its work off its task's
+ * list may still run.
  */
 void klpc_hooks_exit(void)
 {
-	ftrace_free_filter(&klpc_user_return_ops);
 	klpc_detach_tracepoints(ARRAY_SIZE(klpc_tracepoints));
 	tracepoint_synchronize_unregister();
+	klpc_resume_cancel_all();
+	wait_var_event(&klpc_resumes, !atomic_read(&klpc_resumes));
+	/* a callback may still be between freeing its work and its return */
+	if (READ_ONCE(klpc_resumes_used))
+		synchronize_rcu_tasks();
 }

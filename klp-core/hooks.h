@@ -2,9 +2,11 @@
 #ifndef _KLPC_HOOKS_H
 #define _KLPC_HOOKS_H
 
+struct task_struct;
+
 int klpc_hooks_init(void);
-int klpc_hooks_attach(void);
-void klpc_hooks_detach(void);
 void klpc_hooks_exit(void);
+void klpc_resume_queue(struct task_struct *task);
+void klpc_resume_cancel_all(void);
 
 #endif /* _KLPC_HOOKS_H */

@@ -51,6 +51,7 @@ static const struct {
 	KLPC_KSYM(idle_task, idle_task),
 	KLPC_KSYM(signal_wake_up_state, signal_wake_up_state),
 	KLPC_KSYM(wake_up_state, wake_up_state),
+	KLPC_KSYM(task_work_cancel_match, task_work_cancel_match),
 	KLPC_KSYM(do_exit, do_exit),
 };
 

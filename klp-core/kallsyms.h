@@ -4,6 +4,7 @@
 
 #include <linux/types.h>
 
+struct callback_head;
 struct module;
 struct task_struct;
 
@@ -34,6 +35,10 @@ struct klpc_kernel_syms {
 	struct task_struct *(*idle_task)(int cpu);
 	void (*signal_wake_up_state)(struct task_struct *t, unsigned int state);
 	int (*wake_up_state)(struct task_struct *p, unsigned int state);
+	struct callback_head *(*task_work_cancel_match)(struct task_struct *task,
+							bool (*match)(struct callback_head *cb,
+								      void *data),
+							void *data);
 	unsigned long do_exit;
 };
 

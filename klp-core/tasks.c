@@ -41,6 +41,8 @@
  * @pid:	the task's pid (idle tasks all have pid 0)
  * @state:	KLPC_PATCHED or KLPC_UNPATCHED
  * @blocker:	why the last stack check did not move the task, or NULL
+ * @resume:	the task work queued to move it on its way to user space,
+ *		or NULL (hooks.c)
  * @rcu:	for freeing after the handler is done with it
  */
 struct klpc_task {
@@ -49,6 +51,7 @@ struct klpc_task {
 	pid_t pid;
 	int state;
 	const char *blocker;
+	struct callback_head *resume;
 	struct rcu_head rcu;
 };
 
@@ -125,6 +128,7 @@ static void klpc_task_insert(struct klpc_table *t, struct klpc_task *e,
 	e->pid = task->pid;
 	e->state = state;
 	e->blocker = NULL;
+	e->resume = NULL;
 	hlist_add_head_rcu(&e->node, &t->heads[hash_32(e->pid, t->bits)]);
 	t->nr++;
 	if (state != t->target)
@@ -251,10 +255,10 @@ void klpc_task_fork(struct task_struct *parent, struct task_struct *child)
 }
 
 /*
- * Lockless: whether a task has yet to move.  The hooks call
- * klpc_task_switch() on every return to user space during a transition;
- * this keeps the lock for the tasks that still have to move.  A stale
- * answer only delays a move to the task's next pass.
+ * Lockless, with preemption disabled: whether a task has yet to move.  The
+ * exit hook calls klpc_task_switch() for every exiting task during a
+ * transition; this keeps the lock for the tasks that still have to move.
+ * A stale answer only delays a move to the task's next chance.
  */
 static bool klpc_task_pending(struct task_struct *task)
 {
@@ -268,12 +272,17 @@ static bool klpc_task_pending(struct task_struct *task)
 }
 
 /**
- * klpc_task_switch() - move a task to the target state
+ * klpc_task_switch_to() - move a task to the target state
  * @task:	the task, which has no function in transition on its stack
+ * @target:	the target state that was checked for, or KLPC_UNDEFINED if
+ *		the task may move to either
+ *
+ * A task checked against the functions of one target does not move if the
+ * transition was reversed meanwhile.
  *
  * Return: true if it was the last task to move.
  */
-bool klpc_task_switch(struct task_struct *task)
+bool klpc_task_switch_to(struct task_struct *task, int target)
 {
 	struct klpc_table *t;
 	struct klpc_task *e;
@@ -284,10 +293,84 @@ bool klpc_task_switch(struct task_struct *task)
 		return false;
 	spin_lock_irqsave(&klpc_table_lock, flags);
 	e = klpc_task_find_locked(task, &t);
-	if (e)
+	if (e && (target == KLPC_UNDEFINED || target == t->target))
 		last = klpc_task_move(t, e);
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
 	return last;
+}
+
+/**
+ * klpc_task_switch() - move a task to the target state, whichever it is
+ * @task:	the task, which cannot mix versions any more (it is exiting)
+ *
+ * Return: true if it was the last task to move.
+ */
+bool klpc_task_switch(struct task_struct *task)
+{
+	return klpc_task_switch_to(task, KLPC_UNDEFINED);
+}
+
+/**
+ * klpc_task_needs_resume() - whether a task has yet to move and no work
+ * @task:	the task
+ *
+ * Return: true if the transition started, the task has yet to move and no
+ * resume work of klpc is queued on it.
+ */
+bool klpc_task_needs_resume(struct task_struct *task)
+{
+	struct klpc_table *t;
+	struct klpc_task *e;
+	unsigned long flags;
+	bool needs;
+
+	spin_lock_irqsave(&klpc_table_lock, flags);
+	e = klpc_task_find_locked(task, &t);
+	needs = e && t->started && e->state != t->target && !e->resume;
+	spin_unlock_irqrestore(&klpc_table_lock, flags);
+	return needs;
+}
+
+/**
+ * klpc_task_set_resume() - record the resume work about to be queued
+ * @task:	the task
+ * @cb:		the work
+ *
+ * Return: true if @cb is recorded; false if the task needs no work any more.
+ */
+bool klpc_task_set_resume(struct task_struct *task, struct callback_head *cb)
+{
+	struct klpc_table *t;
+	struct klpc_task *e;
+	unsigned long flags;
+	bool set = false;
+
+	spin_lock_irqsave(&klpc_table_lock, flags);
+	e = klpc_task_find_locked(task, &t);
+	if (e && e->state != t->target && !e->resume) {
+		e->resume = cb;
+		set = true;
+	}
+	spin_unlock_irqrestore(&klpc_table_lock, flags);
+	return set;
+}
+
+/**
+ * klpc_task_clear_resume() - forget a resume work that ran or was not queued
+ * @task:	the task
+ * @cb:		the work; a work of an earlier transition is not recorded
+ */
+void klpc_task_clear_resume(struct task_struct *task, struct callback_head *cb)
+{
+	struct klpc_table *t;
+	struct klpc_task *e;
+	unsigned long flags;
+
+	spin_lock_irqsave(&klpc_table_lock, flags);
+	e = klpc_task_find_locked(task, &t);
+	if (e && e->resume == cb)
+		e->resume = NULL;
+	spin_unlock_irqrestore(&klpc_table_lock, flags);
 }
 
 /**

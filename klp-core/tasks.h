@@ -4,6 +4,7 @@
 
 #include <klpc.h>
 
+struct callback_head;
 struct klpc_task;
 struct seq_file;
 struct task_struct;
@@ -17,6 +18,10 @@ void klpc_tasks_reap(void);
 
 int klpc_task_patch_state(struct task_struct *task);
 bool klpc_task_switch(struct task_struct *task);
+bool klpc_task_switch_to(struct task_struct *task, int target);
+bool klpc_task_needs_resume(struct task_struct *task);
+bool klpc_task_set_resume(struct task_struct *task, struct callback_head *cb);
+void klpc_task_clear_resume(struct task_struct *task, struct callback_head *cb);
 void klpc_task_fork(struct task_struct *parent, struct task_struct *child);
 bool klpc_task_gone(struct task_struct *task);
 void klpc_task_set_blocker(struct task_struct *task, const char *why);

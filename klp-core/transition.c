@@ -10,7 +10,9 @@
  *
  * A task moves to the target state only when no function being patched or
  * unpatched is on its stack:
- * - on its way back to user space (hooks.c);
+ * - on its way back to user space, from a task work that each user task
+ *   still to move gets at every check round (hooks.c); it checks the
+ *   stack too, as task works also run deep in the kernel;
  * - when it sleeps and its reliable stack trace holds none of them, checked
  *   here; an idle task is checked from a work item on its own CPU, the only
  *   place where it is not running;
@@ -28,7 +30,6 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/workqueue.h>
 
 #include "core.h"
@@ -36,6 +37,7 @@
 #include "kallsyms.h"
 #include "patch.h"
 #include "replace.h"
+#include "stack.h"
 #include "tasks.h"
 #include "transition.h"
 
@@ -48,7 +50,6 @@ MODULE_PARM_DESC(stall_reverse_secs,
 #define KLPC_REPORT_INTERVAL	(10 * HZ)
 #define KLPC_RETRY_MIN_MS	10
 #define KLPC_RETRY_MAX_MS	1000
-#define KLPC_MAX_STACK		64
 
 struct klpc_patch *klpc_transition_patch;
 static int klpc_target_state = KLPC_UNDEFINED;
@@ -56,16 +57,6 @@ static unsigned long klpc_started, klpc_last_report, klpc_last_signals;
 static unsigned int klpc_retry_ms;
 static bool klpc_do_exit_in_transition;
 static bool klpc_stall_reversed;
-
-/* address ranges a task must not be in to move; built under klpc_mutex */
-struct klpc_range {
-	unsigned long start, end;
-	const char *name;
-};
-
-static struct klpc_range *klpc_ranges;
-static unsigned int klpc_nr_ranges;
-static DEFINE_PER_CPU(unsigned long [KLPC_MAX_STACK], klpc_stack_buf);
 static DEFINE_PER_CPU(struct work_struct, klpc_idle_work);
 
 static void klpc_transition_work_fn(struct work_struct *work);
@@ -101,128 +92,22 @@ void klpc_task_exiting(struct task_struct *task)
 		klpc_transition_kick();
 }
 
-static int klpc_cmp_range(const void *a, const void *b)
-{
-	const struct klpc_range *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/*
- * The version a task leaves: for patching, the one below the func (an
- * older patch or the original); for unpatching, the func's own.
+/**
+ * klpc_transition_refresh() - a loading module got patched in a transition
+ *
+ * Called with klpc_mutex held: its functions are now ones a task must not
+ * be in to move.
  */
-static void klpc_func_range(struct klpc_func *func, struct klpc_range *r)
+void klpc_transition_refresh(void)
 {
-	struct klpc_func *below;
-
-	r->name = func->old_name;
-	if (klpc_target_state == KLPC_UNPATCHED) {
-		r->start = (unsigned long)func->new_func;
-		r->end = r->start + func->new_size;
-		return;
-	}
-	below = klpc_func_below(func);
-	if (below) {
-		r->start = (unsigned long)below->new_func;
-		r->end = r->start + below->new_size;
-	} else {
-		r->start = (unsigned long)func->old_func;
-		r->end = r->start + func->old_size;
-	}
-}
-
-static int klpc_build_ranges(void)
-{
-	struct klpc_object *obj;
-	struct klpc_func *func;
-	unsigned int nr = 0;
-
-	kvfree(klpc_ranges);
-	klpc_nr_ranges = 0;
-	klpc_for_each_object(klpc_transition_patch, obj)
-		if (obj->patched)
-			klpc_for_each_func(obj, func)
-				nr++;
-	klpc_ranges = kvmalloc_array(max(nr, 1U), sizeof(*klpc_ranges),
-				     GFP_KERNEL);
-	if (!klpc_ranges)
-		return -ENOMEM;
-	klpc_for_each_object(klpc_transition_patch, obj)
-		if (obj->patched)
-			klpc_for_each_func(obj, func)
-				klpc_func_range(func, &klpc_ranges[klpc_nr_ranges++]);
-	sort(klpc_ranges, klpc_nr_ranges, sizeof(*klpc_ranges),
-	     klpc_cmp_range, NULL);
-	return 0;
-}
-
-static const struct klpc_range *klpc_find_range(unsigned long addr)
-{
-	unsigned int lo = 0, hi = klpc_nr_ranges, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (addr < klpc_ranges[mid].start)
-			hi = mid;
-		else if (addr >= klpc_ranges[mid].end)
-			lo = mid + 1;
-		else
-			return &klpc_ranges[mid];
-	}
-	return NULL;
-}
-
-struct klpc_check {
-	const char *why;
-	bool last;
-};
-
-/*
- * Runs with the task unable to run (task_call_func() holds its rq lock),
- * so a clean stack cannot change before the task moves.
- */
-static int klpc_check_and_switch(struct task_struct *task, void *arg)
-{
-	unsigned long *entries = this_cpu_ptr(klpc_stack_buf);
-	const struct klpc_range *r;
-	struct klpc_check *c = arg;
-	int i, nr;
-
-	if (task != current && klpc_ksyms.task_curr(task)) {
-		c->why = "running";
-		return -EBUSY;
-	}
-	nr = klpc_ksyms.stack_trace_save_tsk_reliable(task, entries,
-						       KLPC_MAX_STACK);
-	if (nr < 0) {
-		c->why = "unreliable stack";
-		return -EINVAL;
-	}
-	for (i = 0; i < nr; i++) {
-		r = klpc_find_range(entries[i]);
-		if (r) {
-			c->why = r->name;
-			return -EADDRINUSE;
-		}
-	}
-	c->last = klpc_task_switch(task);
-	return 0;
-}
-
-static bool klpc_try_switch(struct task_struct *task)
-{
-	struct klpc_check c = { };
-
-	if (klpc_ksyms.task_call_func(task, klpc_check_and_switch, &c))
-		klpc_task_set_blocker(task, c.why);
-	return c.last;
+	if (klpc_transition_patch)
+		klpc_stack_build(klpc_transition_patch, klpc_target_state);
 }
 
 /* On its own CPU, an idle task is not running while this work runs. */
 static void klpc_idle_work_fn(struct work_struct *work)
 {
-	klpc_try_switch(klpc_ksyms.idle_task(raw_smp_processor_id()));
+	klpc_stack_try_switch(klpc_ksyms.idle_task(raw_smp_processor_id()));
 }
 
 static void klpc_check_tasks(void)
@@ -232,7 +117,7 @@ static void klpc_check_tasks(void)
 	cpumask_t idle_cpus;
 	int cpu;
 
-	if (klpc_build_ranges())
+	if (klpc_stack_build(klpc_transition_patch, klpc_target_state))
 		return;
 	tasks = klpc_tasks_collect(&nr);
 	if (!tasks)
@@ -242,10 +127,13 @@ static void klpc_check_tasks(void)
 	for (i = 0; i < nr; i++) {
 		task = tasks[i];
 		if (is_idle_task(task) && task != current &&
-		    klpc_ksyms.task_curr(task))
+		    klpc_ksyms.task_curr(task)) {
 			cpumask_set_cpu(task_cpu(task), &idle_cpus);
-		else
-			klpc_try_switch(task);
+		} else {
+			klpc_stack_try_switch(task);
+			/* if it runs, or sleeps in a patched function */
+			klpc_resume_queue(task);
+		}
 		put_task_struct(task);
 	}
 	kvfree(tasks);
@@ -354,20 +242,19 @@ static void klpc_end_transition(bool completed)
 	WRITE_ONCE(klpc_transition_patch, NULL);
 
 	klpc_tasks_retire();
+	klpc_stack_clear();
 	schedule_work(&klpc_teardown_work);
-	kvfree(klpc_ranges);
-	klpc_ranges = NULL;
-	klpc_nr_ranges = 0;
 }
 
 /*
- * Detaching the hooks and freeing the table wait for other CPUs; nobody
- * needs to wait for that but the next transition, which flushes this.
- * Hooks that still fire meanwhile find no table and do nothing.
+ * Cancelling the resume works and freeing the table (which waits for other
+ * CPUs) can wait: nobody needs that but the next transition, which flushes
+ * this.  Works and hooks that run meanwhile find no transition and do
+ * nothing.
  */
 static void klpc_teardown_fn(struct work_struct *work)
 {
-	klpc_hooks_detach();
+	klpc_resume_cancel_all();
 	klpc_tasks_reap();
 }
 
@@ -447,10 +334,10 @@ static bool klpc_patches_do_exit(struct klpc_patch *patch)
  * @patch:	the patch
  * @state:	KLPC_PATCHED to apply it, KLPC_UNPATCHED to revert it
  *
- * Every task gets an entry in the state it is in now, the hooks that move
- * tasks are attached, and then the funcs are marked as in transition.  When
- * patching, the caller must order this before pushing the funcs on their
- * stacks (smp_wmb()).
+ * Every task gets an entry in the state it is in now (the fork hook,
+ * always attached, gives one to tasks forked meanwhile), and then the funcs
+ * are marked as in transition.  When patching, the caller must order this
+ * before pushing the funcs on their stacks (smp_wmb()).
  *
  * Return: 0 or an error, with nothing changed.
  */
@@ -462,7 +349,7 @@ int klpc_init_transition(struct klpc_patch *patch, int state)
 
 	if (WARN_ON_ONCE(klpc_target_state != KLPC_UNDEFINED))
 		return -EBUSY;
-	/* the previous transition's hooks and table are gone */
+	/* the previous transition's works and table are gone */
 	flush_work(&klpc_teardown_work);
 
 	for (tries = 0; tries < 3; tries++) {
@@ -470,17 +357,11 @@ int klpc_init_transition(struct klpc_patch *patch, int state)
 		ret = klpc_tasks_alloc(state, nr);
 		if (ret)
 			break;
-		ret = klpc_hooks_attach();
-		if (ret) {
-			klpc_tasks_retire();
-			klpc_tasks_reap();
-			break;
-		}
 		ret = klpc_populate_tasks(nr);
 		if (!ret)
 			break;
 		klpc_tasks_retire();
-		klpc_teardown_fn(NULL);
+		klpc_tasks_reap();
 		if (ret != -EAGAIN)
 			break;
 	}
@@ -617,6 +498,8 @@ int klpc_reverse_transition(void)
 	pr_notice("'%s': reversing transition from %s\n", patch->mod->name,
 		  klpc_state_verb(klpc_target_state));
 	klpc_target_state = target;
+	/* works that run before this see the old target and move no task */
+	klpc_stack_build(patch, target);
 	patch->enabled = target == KLPC_PATCHED;
 	klpc_retry_ms = KLPC_RETRY_MIN_MS;
 	klpc_transition_kick();
