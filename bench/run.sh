@@ -144,28 +144,42 @@ fig_percall() {
 	unload klpc-bench-percall
 }
 
-# the best of 30 short loops, for the same reason as percall_ns
+# the best of 40 short loops, for the same reason as percall_ns
 getppid_ns() {
-	"$TOOL" getppid "$SYSCALL_CALLS" 30
+	"$TOOL" getppid "$SYSCALL_CALLS" 40
+}
+
+# syscall_none REP: getppid() with no live patching, klpc not even loaded
+syscall_none() {
+	unload klpc
+	emit syscall none idle "$1" "$(getppid_ns)" ns
+	load klpc
+}
+
+# syscall_patched REP: getppid() with the patch of each implementation on
+syscall_patched() {
+	for impl in klpc builtin; do
+		patch_on "$impl" funcs=1 >/dev/null
+		# steady state: the enabling transition's teardown is over
+		settle
+		emit syscall "$impl" idle "$1" "$(getppid_ns)" ns
+		patch_off "$impl" >/dev/null
+	done
 }
 
 # Figure 4: getppid() with no live patching, with klpc loaded and a patch
 # enabled, with the built-in's patch enabled; then during a transition.
+# The order alternates, so that a drift in the host's load favours neither.
 fig_syscall() {
 	r=1
 	while [ "$r" -le 9 ]; do
-		unload klpc
-		ns=$(getppid_ns)
-		emit syscall none idle "$r" "$ns" ns
-		load klpc
-		for impl in klpc builtin; do
-			patch_on "$impl" funcs=1 >/dev/null
-			# steady state: the enabling transition's teardown is over
-			settle
-			ns=$(getppid_ns)
-			emit syscall "$impl" idle "$r" "$ns" ns
-			patch_off "$impl" >/dev/null
-		done
+		if [ $((r % 2)) = 1 ]; then
+			syscall_none "$r"
+			syscall_patched "$r"
+		else
+			syscall_patched "$r"
+			syscall_none "$r"
+		fi
 		r=$((r + 1))
 	done
 	r=1

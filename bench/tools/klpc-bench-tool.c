@@ -8,8 +8,8 @@
  *	klpc-bench-tool write FILE VALUE WAITFILE
  *		write VALUE to FILE with one write(2), then the same polling
  *	klpc-bench-tool getppid CALLS RUNS
- *		CALLS getppid() calls, RUNS times; prints the best nanoseconds
- *		per call
+ *		CALLS getppid() calls, RUNS times, on CPU 0 and 5 ms apart;
+ *		prints the best nanoseconds per call
  *	klpc-bench-tool spawn procs|threads N READYFILE
  *		start N tasks that sleep in pause(), create READYFILE, and on
  *		SIGTERM or SIGINT end them all and exit 0
@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@
 #define POLL_NS		100000L
 #define POLL_LIMIT_S	600.0
 #define THREAD_STACK	(64 * 1024)
+#define GETPPID_PAUSE_NS	5000000L
 
 static double now_ms(void)
 {
@@ -143,13 +145,25 @@ static int do_write(char **argv)
 	return wait_zero(argv[4], start);
 }
 
+/*
+ * On CPU 0, so that every figure is taken on the same (emulated) CPU, and
+ * with a pause between loops, so that the best loop is picked from a span
+ * of time longer than a burst of load on the host.
+ */
 static int do_getppid(long calls, int runs)
 {
+	struct timespec pause_ts = { 0, GETPPID_PAUSE_NS };
 	double best = 0, t;
+	cpu_set_t cpus;
 	long i;
 	int r;
 
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		return fail("sched_setaffinity", "0");
 	for (r = 0; r < runs; r++) {
+		nanosleep(&pause_ts, NULL);
 		t = now_ms();
 		for (i = 0; i < calls; i++)
 			syscall(SYS_getppid);
