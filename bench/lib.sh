@@ -35,6 +35,11 @@ unload() {
 	! is_loaded "$1" || rmmod "$(echo "$1" | tr - _)" || die "rmmod $1"
 }
 
+# on_cpu0 CMD...: run CMD on CPU 0, where every per-call figure is taken
+on_cpu0() {
+	taskset -c 0 "$@"
+}
+
 # kmem_bytes: unreclaimable kernel memory (slab, vmalloc, per-CPU)
 kmem_bytes() {
 	awk '/^(SUnreclaim|VmallocUsed|Percpu):/ { s += $2 }

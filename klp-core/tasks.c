@@ -55,10 +55,19 @@ struct klpc_task {
 	struct rcu_head rcu;
 };
 
+/*
+ * The entries of the tasks alive when a transition starts, and of the
+ * first ones forked during it, come from @pool: one allocation instead of
+ * one per task.  Entries of later forks are allocated one by one.  A pool
+ * entry is only unlinked when its task goes and freed with the table.
+ */
 struct klpc_table {
 	unsigned int bits;
 	unsigned int nr;
 	unsigned int pending;
+	unsigned int pool_size;
+	unsigned int pool_used;
+	struct klpc_task *pool;
 	int target;
 	bool started;
 	bool lost;
@@ -149,10 +158,35 @@ static bool klpc_task_move(struct klpc_table *t, struct klpc_task *e)
 	return --t->pending == 0;
 }
 
+static bool klpc_task_in_pool(struct klpc_table *t, struct klpc_task *e)
+{
+	return e >= t->pool && e < t->pool + t->pool_size;
+}
+
+/* with klpc_table_lock held: an entry from the pool, or NULL */
+static struct klpc_task *klpc_task_from_pool(struct klpc_table *t)
+{
+	return t->pool_used < t->pool_size ? &t->pool[t->pool_used++] : NULL;
+}
+
+static void klpc_table_free(struct klpc_table *t)
+{
+	struct hlist_node *tmp;
+	struct klpc_task *e;
+	unsigned int i;
+
+	for (i = 0; i < (1U << t->bits); i++)
+		hlist_for_each_entry_safe(e, tmp, &t->heads[i], node)
+			if (!klpc_task_in_pool(t, e))
+				kfree(e);
+	kvfree(t->pool);
+	kvfree(t);
+}
+
 /**
  * klpc_tasks_alloc() - create the table for a transition, with no entries
  * @target:	the patch state of the transition
- * @nr_tasks:	how many tasks there are, to size the table
+ * @nr_tasks:	how many tasks there are, to size the table and its pool
  *
  * Return: 0 or -ENOMEM.
  */
@@ -164,6 +198,12 @@ int klpc_tasks_alloc(int target, unsigned int nr_tasks)
 	t = kvzalloc(struct_size(t, heads, 1U << bits), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
+	t->pool = kvmalloc_array(nr_tasks, sizeof(*t->pool), GFP_KERNEL);
+	if (!t->pool) {
+		kvfree(t);
+		return -ENOMEM;
+	}
+	t->pool_size = nr_tasks;
 	t->bits = bits;
 	t->target = target;
 	WRITE_ONCE(klpc_last_target, target);
@@ -174,45 +214,54 @@ int klpc_tasks_alloc(int target, unsigned int nr_tasks)
 /**
  * klpc_tasks_add() - give a task an entry in the initial state
  * @task:	the task
- * @e:		a preallocated entry
  *
- * The fork hook may have added the task already; then @e is not used.
+ * The fork hook may have added the task already; then nothing changes.
  *
- * Return: 1 if @e was used, 0 if not.
+ * Return: 0, or -EAGAIN if the pool is used up (more tasks than counted).
  */
-int klpc_tasks_add(struct task_struct *task, struct klpc_task *e)
+int klpc_tasks_add(struct task_struct *task)
 {
 	struct klpc_table *t;
+	struct klpc_task *e;
 	unsigned long flags;
-	int used = 0;
+	int ret = 0;
 
 	spin_lock_irqsave(&klpc_table_lock, flags);
 	t = klpc_table_locked();
 	if (t && !klpc_task_find(t, task)) {
-		klpc_task_insert(t, e, task, !t->target);
-		used = 1;
+		e = klpc_task_from_pool(t);
+		if (e)
+			klpc_task_insert(t, e, task, !t->target);
+		else
+			ret = -EAGAIN;
 	}
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
-	return used;
+	return ret;
 }
 
-/**
- * klpc_tasks_alloc_entry() - allocate an entry for klpc_tasks_add()
- *
- * Return: the entry or NULL.
+/*
+ * With klpc_table_lock held: insert the child with the entry *@ep, or else
+ * one from the pool (*@ep is then NULL when used).  Return false only when
+ * there is a table, no entry for the child, and no entry to give it.
  */
-struct klpc_task *klpc_tasks_alloc_entry(void)
+static bool klpc_task_fork_locked(struct task_struct *parent,
+				  struct task_struct *child,
+				  struct klpc_task **ep)
 {
-	return kmalloc(sizeof(struct klpc_task), GFP_KERNEL);
-}
+	struct klpc_table *t = klpc_table_locked();
+	struct klpc_task *pe, *e = *ep;
 
-/**
- * klpc_tasks_free_entry() - free an entry klpc_tasks_add() did not use
- * @e:	the entry
- */
-void klpc_tasks_free_entry(struct klpc_task *e)
-{
-	kfree(e);
+	if (!t || klpc_task_find(t, child))
+		return true;
+	if (!e)
+		e = klpc_task_from_pool(t);
+	if (!e)
+		return false;
+	pe = klpc_task_find(t, parent);
+	klpc_task_insert(t, e, child, pe ? pe->state : t->target);
+	if (e == *ep)
+		*ep = NULL;
+	return true;
 }
 
 /**
@@ -228,9 +277,9 @@ void klpc_tasks_free_entry(struct klpc_task *e)
  */
 void klpc_task_fork(struct task_struct *parent, struct task_struct *child)
 {
-	struct klpc_task *pe, *e;
-	struct klpc_table *t;
+	struct klpc_task *e = NULL;
 	unsigned long flags;
+	bool done;
 
 	/*
 	 * The probe is always attached.  A table published after this check
@@ -238,18 +287,17 @@ void klpc_task_fork(struct task_struct *parent, struct task_struct *child)
 	 */
 	if (!rcu_access_pointer(klpc_table))
 		return;
+	spin_lock_irqsave(&klpc_table_lock, flags);
+	done = klpc_task_fork_locked(parent, child, &e);
+	spin_unlock_irqrestore(&klpc_table_lock, flags);
+	if (done)
+		return;
+
 	/* allocate outside the lock: an allocation may wake kswapd */
 	e = kmalloc(sizeof(*e), GFP_ATOMIC);
-
 	spin_lock_irqsave(&klpc_table_lock, flags);
-	t = klpc_table_locked();
-	if (t && e && !klpc_task_find(t, child)) {
-		pe = klpc_task_find(t, parent);
-		klpc_task_insert(t, e, child, pe ? pe->state : t->target);
-		e = NULL;
-	} else if (t && !e) {
-		t->lost = true;
-	}
+	if (!klpc_task_fork_locked(parent, child, &e))
+		klpc_table_locked()->lost = true;
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
 	kfree(e);
 }
@@ -297,17 +345,6 @@ bool klpc_task_switch_to(struct task_struct *task, int target)
 		last = klpc_task_move(t, e);
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
 	return last;
-}
-
-/**
- * klpc_task_switch() - move a task to the target state, whichever it is
- * @task:	the task, which cannot mix versions any more (it is exiting)
- *
- * Return: true if it was the last task to move.
- */
-bool klpc_task_switch(struct task_struct *task)
-{
-	return klpc_task_switch_to(task, KLPC_UNDEFINED);
 }
 
 /**
@@ -400,6 +437,9 @@ bool klpc_task_gone(struct task_struct *task)
 			last = !--t->pending && t->started;
 		hlist_del_rcu(&e->node);
 		t->nr--;
+		/* a pool entry goes with the table, after klpc_synchronize() */
+		if (klpc_task_in_pool(t, e))
+			e = NULL;
 	}
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
 	/* outside the lock, which task_call_func() callers take under rq locks */
@@ -563,19 +603,12 @@ void klpc_tasks_reap(void)
 {
 	struct llist_node *dead = llist_del_all(&klpc_dead_tables);
 	struct klpc_table *t, *next;
-	struct hlist_node *tmp;
-	struct klpc_task *e;
-	unsigned int i;
 
 	if (!dead)
 		return;
 	klpc_synchronize();
-	llist_for_each_entry_safe(t, next, dead, free_node) {
-		for (i = 0; i < (1U << t->bits); i++)
-			hlist_for_each_entry_safe(e, tmp, &t->heads[i], node)
-				kfree(e);
-		kvfree(t);
-	}
+	llist_for_each_entry_safe(t, next, dead, free_node)
+		klpc_table_free(t);
 }
 
 static const char *klpc_state_name(int state)

@@ -10,14 +10,11 @@ struct seq_file;
 struct task_struct;
 
 int klpc_tasks_alloc(int target, unsigned int nr_tasks);
-struct klpc_task *klpc_tasks_alloc_entry(void);
-void klpc_tasks_free_entry(struct klpc_task *e);
-int klpc_tasks_add(struct task_struct *task, struct klpc_task *e);
+int klpc_tasks_add(struct task_struct *task);
 void klpc_tasks_retire(void);
 void klpc_tasks_reap(void);
 
 int klpc_task_patch_state(struct task_struct *task);
-bool klpc_task_switch(struct task_struct *task);
 bool klpc_task_switch_to(struct task_struct *task, int target);
 bool klpc_task_needs_resume(struct task_struct *task);
 bool klpc_task_set_resume(struct task_struct *task, struct callback_head *cb);
@@ -33,5 +30,11 @@ struct task_struct **klpc_tasks_collect(unsigned int *nr);
 void klpc_tasks_show(struct seq_file *m);
 int klpc_tasks_proc_init(void);
 void klpc_tasks_proc_exit(void);
+
+/* move a task that cannot mix versions any more (it exits) to the target */
+static inline bool klpc_task_switch(struct task_struct *task)
+{
+	return klpc_task_switch_to(task, KLPC_UNDEFINED);
+}
 
 #endif /* _KLPC_TASKS_H */
