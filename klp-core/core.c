@@ -26,6 +26,7 @@
 #include "hooks.h"
 #include "kallsyms.h"
 #include "patch.h"
+#include "procfs.h"
 #include "replace.h"
 #include "shadow.h"
 #include "state.h"
@@ -630,7 +631,7 @@ static int __init klpc_init(void)
 	ret = klpc_sysfs_init();
 	if (ret)
 		goto err_hooks;
-	ret = klpc_tasks_proc_init();
+	ret = klpc_proc_init();
 	if (ret)
 		goto err_sysfs;
 	ret = register_module_notifier(&klpc_module_coming_nb);
@@ -645,7 +646,7 @@ static int __init klpc_init(void)
 err_coming:
 	unregister_module_notifier(&klpc_module_coming_nb);
 err_proc:
-	klpc_tasks_proc_exit();
+	klpc_proc_exit();
 err_sysfs:
 	klpc_sysfs_exit();
 err_hooks:
@@ -658,7 +659,7 @@ static void __exit klpc_exit(void)
 {
 	unregister_module_notifier(&klpc_module_going_nb);
 	unregister_module_notifier(&klpc_module_coming_nb);
-	klpc_tasks_proc_exit();
+	klpc_proc_exit();
 	klpc_sysfs_exit();
 	klpc_transition_exit();
 	klpc_hooks_exit();

@@ -71,8 +71,9 @@ static void klpc_resume_fn(struct callback_head *cb)
  * @task:	a task that has yet to move, with a reference held
  *
  * Kernel threads never return to user space and are left to the stack
- * checks.  Called with klpc_mutex held, which orders it against
- * klpc_resume_cancel_all().
+ * checks.  Called from a check round, with klpc_mutex held, so never at
+ * the same time as klpc_resume_cancel_all(), which runs between
+ * transitions (the next one waits for it).
  */
 void klpc_resume_queue(struct task_struct *task)
 {
@@ -95,6 +96,16 @@ void klpc_resume_queue(struct task_struct *task)
 		klpc_task_clear_resume(task, cb);
 		klpc_resume_free(cb);
 	}
+}
+
+/**
+ * klpc_resume_count() - how many resume works are queued or running
+ *
+ * Return: the count, for /proc/klpc/stats.
+ */
+unsigned int klpc_resume_count(void)
+{
+	return atomic_read(&klpc_resumes);
 }
 
 static bool klpc_resume_match(struct callback_head *cb, void *data)

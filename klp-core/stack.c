@@ -201,7 +201,7 @@ static int klpc_check_and_switch(struct task_struct *task, void *arg)
 	}
 	if (klpc_stack_blocks(task, c->rs, &c->why))
 		return -EBUSY;
-	c->last = klpc_task_switch_to(task, c->rs->target);
+	c->last = klpc_task_switch_to(task, c->rs->target, KLPC_MOVER_STACK);
 	return 0;
 }
 
@@ -242,7 +242,8 @@ bool klpc_stack_check_current(void)
 	preempt_disable();
 	rs = rcu_dereference_sched(klpc_ranges);
 	if (rs && !klpc_stack_blocks(current, rs, &why))
-		last = klpc_task_switch_to(current, rs->target);
+		last = klpc_task_switch_to(current, rs->target,
+					   KLPC_MOVER_RESUME);
 	preempt_enable();
 	return last;
 }

@@ -22,13 +22,13 @@
 
 #include <linux/hash.h>
 #include <linux/llist.h>
-#include <linux/proc_fs.h>
 #include <linux/rculist.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 
 #include "core.h"
 #include "kallsyms.h"
@@ -55,19 +55,11 @@ struct klpc_task {
 	struct rcu_head rcu;
 };
 
-/*
- * The entries of the tasks alive when a transition starts, and of the
- * first ones forked during it, come from @pool: one allocation instead of
- * one per task.  Entries of later forks are allocated one by one.  A pool
- * entry is only unlinked when its task goes and freed with the table.
- */
 struct klpc_table {
 	unsigned int bits;
 	unsigned int nr;
 	unsigned int pending;
-	unsigned int pool_size;
-	unsigned int pool_used;
-	struct klpc_task *pool;
+	unsigned int moves[KLPC_MOVER_NR];
 	int target;
 	bool started;
 	bool lost;
@@ -79,6 +71,8 @@ static struct klpc_table __rcu *klpc_table;
 static DEFINE_SPINLOCK(klpc_table_lock);
 /* what a handler still in a finished transition answers */
 static int klpc_last_target = KLPC_UNDEFINED;
+/* the moves of the last transition, for /proc/klpc/stats */
+static unsigned int klpc_last_moves[KLPC_MOVER_NR];
 static LLIST_HEAD(klpc_dead_tables);
 
 /* the table, for callers holding klpc_table_lock or klpc_mutex */
@@ -149,44 +143,21 @@ static void klpc_task_insert(struct klpc_table *t, struct klpc_task *e,
  * before the transition starts: until every func of the patch is in place
  * and marked, a task in the target state could run a mix of versions.
  */
-static bool klpc_task_move(struct klpc_table *t, struct klpc_task *e)
+static bool klpc_task_move(struct klpc_table *t, struct klpc_task *e,
+			   enum klpc_mover who)
 {
 	if (!t->started || e->state == t->target)
 		return false;
 	WRITE_ONCE(e->state, t->target);
 	e->blocker = NULL;
+	t->moves[who]++;
 	return --t->pending == 0;
-}
-
-static bool klpc_task_in_pool(struct klpc_table *t, struct klpc_task *e)
-{
-	return e >= t->pool && e < t->pool + t->pool_size;
-}
-
-/* with klpc_table_lock held: an entry from the pool, or NULL */
-static struct klpc_task *klpc_task_from_pool(struct klpc_table *t)
-{
-	return t->pool_used < t->pool_size ? &t->pool[t->pool_used++] : NULL;
-}
-
-static void klpc_table_free(struct klpc_table *t)
-{
-	struct hlist_node *tmp;
-	struct klpc_task *e;
-	unsigned int i;
-
-	for (i = 0; i < (1U << t->bits); i++)
-		hlist_for_each_entry_safe(e, tmp, &t->heads[i], node)
-			if (!klpc_task_in_pool(t, e))
-				kfree(e);
-	kvfree(t->pool);
-	kvfree(t);
 }
 
 /**
  * klpc_tasks_alloc() - create the table for a transition, with no entries
  * @target:	the patch state of the transition
- * @nr_tasks:	how many tasks there are, to size the table and its pool
+ * @nr_tasks:	how many tasks there are, to size the table
  *
  * Return: 0 or -ENOMEM.
  */
@@ -198,12 +169,6 @@ int klpc_tasks_alloc(int target, unsigned int nr_tasks)
 	t = kvzalloc(struct_size(t, heads, 1U << bits), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
-	t->pool = kvmalloc_array(nr_tasks, sizeof(*t->pool), GFP_KERNEL);
-	if (!t->pool) {
-		kvfree(t);
-		return -ENOMEM;
-	}
-	t->pool_size = nr_tasks;
 	t->bits = bits;
 	t->target = target;
 	WRITE_ONCE(klpc_last_target, target);
@@ -214,54 +179,45 @@ int klpc_tasks_alloc(int target, unsigned int nr_tasks)
 /**
  * klpc_tasks_add() - give a task an entry in the initial state
  * @task:	the task
+ * @e:		a preallocated entry
  *
- * The fork hook may have added the task already; then nothing changes.
+ * The fork hook may have added the task already; then @e is not used.
  *
- * Return: 0, or -EAGAIN if the pool is used up (more tasks than counted).
+ * Return: 1 if @e was used, 0 if not.
  */
-int klpc_tasks_add(struct task_struct *task)
+int klpc_tasks_add(struct task_struct *task, struct klpc_task *e)
 {
 	struct klpc_table *t;
-	struct klpc_task *e;
 	unsigned long flags;
-	int ret = 0;
+	int used = 0;
 
 	spin_lock_irqsave(&klpc_table_lock, flags);
 	t = klpc_table_locked();
 	if (t && !klpc_task_find(t, task)) {
-		e = klpc_task_from_pool(t);
-		if (e)
-			klpc_task_insert(t, e, task, !t->target);
-		else
-			ret = -EAGAIN;
+		klpc_task_insert(t, e, task, !t->target);
+		used = 1;
 	}
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
-	return ret;
+	return used;
 }
 
-/*
- * With klpc_table_lock held: insert the child with the entry *@ep, or else
- * one from the pool (*@ep is then NULL when used).  Return false only when
- * there is a table, no entry for the child, and no entry to give it.
+/**
+ * klpc_tasks_alloc_entry() - allocate an entry for klpc_tasks_add()
+ *
+ * Return: the entry or NULL.
  */
-static bool klpc_task_fork_locked(struct task_struct *parent,
-				  struct task_struct *child,
-				  struct klpc_task **ep)
+struct klpc_task *klpc_tasks_alloc_entry(void)
 {
-	struct klpc_table *t = klpc_table_locked();
-	struct klpc_task *pe, *e = *ep;
+	return kmalloc(sizeof(struct klpc_task), GFP_KERNEL);
+}
 
-	if (!t || klpc_task_find(t, child))
-		return true;
-	if (!e)
-		e = klpc_task_from_pool(t);
-	if (!e)
-		return false;
-	pe = klpc_task_find(t, parent);
-	klpc_task_insert(t, e, child, pe ? pe->state : t->target);
-	if (e == *ep)
-		*ep = NULL;
-	return true;
+/**
+ * klpc_tasks_free_entry() - free an entry klpc_tasks_add() did not use
+ * @e:	the entry
+ */
+void klpc_tasks_free_entry(struct klpc_task *e)
+{
+	kfree(e);
 }
 
 /**
@@ -277,9 +233,9 @@ static bool klpc_task_fork_locked(struct task_struct *parent,
  */
 void klpc_task_fork(struct task_struct *parent, struct task_struct *child)
 {
-	struct klpc_task *e = NULL;
+	struct klpc_task *pe, *e;
+	struct klpc_table *t;
 	unsigned long flags;
-	bool done;
 
 	/*
 	 * The probe is always attached.  A table published after this check
@@ -287,17 +243,18 @@ void klpc_task_fork(struct task_struct *parent, struct task_struct *child)
 	 */
 	if (!rcu_access_pointer(klpc_table))
 		return;
-	spin_lock_irqsave(&klpc_table_lock, flags);
-	done = klpc_task_fork_locked(parent, child, &e);
-	spin_unlock_irqrestore(&klpc_table_lock, flags);
-	if (done)
-		return;
-
 	/* allocate outside the lock: an allocation may wake kswapd */
 	e = kmalloc(sizeof(*e), GFP_ATOMIC);
+
 	spin_lock_irqsave(&klpc_table_lock, flags);
-	if (!klpc_task_fork_locked(parent, child, &e))
-		klpc_table_locked()->lost = true;
+	t = klpc_table_locked();
+	if (t && e && !klpc_task_find(t, child)) {
+		pe = klpc_task_find(t, parent);
+		klpc_task_insert(t, e, child, pe ? pe->state : t->target);
+		e = NULL;
+	} else if (t && !e) {
+		t->lost = true;
+	}
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
 	kfree(e);
 }
@@ -324,13 +281,15 @@ static bool klpc_task_pending(struct task_struct *task)
  * @task:	the task, which has no function in transition on its stack
  * @target:	the target state that was checked for, or KLPC_UNDEFINED if
  *		the task may move to either
+ * @who:	what moves it
  *
  * A task checked against the functions of one target does not move if the
  * transition was reversed meanwhile.
  *
  * Return: true if it was the last task to move.
  */
-bool klpc_task_switch_to(struct task_struct *task, int target)
+bool klpc_task_switch_to(struct task_struct *task, int target,
+			 enum klpc_mover who)
 {
 	struct klpc_table *t;
 	struct klpc_task *e;
@@ -342,7 +301,7 @@ bool klpc_task_switch_to(struct task_struct *task, int target)
 	spin_lock_irqsave(&klpc_table_lock, flags);
 	e = klpc_task_find_locked(task, &t);
 	if (e && (target == KLPC_UNDEFINED || target == t->target))
-		last = klpc_task_move(t, e);
+		last = klpc_task_move(t, e, who);
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
 	return last;
 }
@@ -437,9 +396,6 @@ bool klpc_task_gone(struct task_struct *task)
 			last = !--t->pending && t->started;
 		hlist_del_rcu(&e->node);
 		t->nr--;
-		/* a pool entry goes with the table, after klpc_synchronize() */
-		if (klpc_task_in_pool(t, e))
-			e = NULL;
 	}
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
 	/* outside the lock, which task_call_func() callers take under rq locks */
@@ -588,6 +544,8 @@ void klpc_tasks_retire(void)
 	spin_lock_irqsave(&klpc_table_lock, flags);
 	t = klpc_table_locked();
 	RCU_INIT_POINTER(klpc_table, NULL);
+	if (t)
+		memcpy(klpc_last_moves, t->moves, sizeof(klpc_last_moves));
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
 	if (t)
 		llist_add(&t->free_node, &klpc_dead_tables);
@@ -603,12 +561,19 @@ void klpc_tasks_reap(void)
 {
 	struct llist_node *dead = llist_del_all(&klpc_dead_tables);
 	struct klpc_table *t, *next;
+	struct hlist_node *tmp;
+	struct klpc_task *e;
+	unsigned int i;
 
 	if (!dead)
 		return;
 	klpc_synchronize();
-	llist_for_each_entry_safe(t, next, dead, free_node)
-		klpc_table_free(t);
+	llist_for_each_entry_safe(t, next, dead, free_node) {
+		for (i = 0; i < (1U << t->bits); i++)
+			hlist_for_each_entry_safe(e, tmp, &t->heads[i], node)
+				kfree(e);
+		kvfree(t);
+	}
 }
 
 static const char *klpc_state_name(int state)
@@ -643,61 +608,25 @@ void klpc_tasks_show(struct seq_file *m)
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
 }
 
-static int klpc_tasks_proc_show(struct seq_file *m, void *v)
+/**
+ * klpc_tasks_stats() - the table's figures, for /proc/klpc/stats
+ * @st:	filled in: all zero but @st->moves without a transition, which then
+ *	are the last transition's
+ */
+void klpc_tasks_stats(struct klpc_tasks_stats *st)
 {
-	klpc_tasks_show(m);
-	return 0;
-}
-
-/* /proc/klpc/stats: the table's size, to check it grows and shrinks right */
-static int klpc_stats_proc_show(struct seq_file *m, void *v)
-{
-	unsigned int nr = 0, pending = 0, buckets = 0;
 	struct klpc_table *t;
 	unsigned long flags;
 
+	memset(st, 0, sizeof(*st));
+	st->entry_bytes = sizeof(struct klpc_task);
 	spin_lock_irqsave(&klpc_table_lock, flags);
 	t = klpc_table_locked();
 	if (t) {
-		nr = t->nr;
-		pending = t->pending;
-		buckets = 1U << t->bits;
+		st->entries = t->nr;
+		st->pending = t->pending;
+		st->buckets = 1U << t->bits;
 	}
+	memcpy(st->moves, t ? t->moves : klpc_last_moves, sizeof(st->moves));
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
-	seq_printf(m, "entries %u\npending %u\nbuckets %u\nentry_bytes %zu\n",
-		   nr, pending, buckets, sizeof(struct klpc_task));
-	return 0;
-}
-
-static struct proc_dir_entry *klpc_proc_dir;
-
-/**
- * klpc_tasks_proc_init() - create /proc/klpc/{tasks,stats}, root only
- *
- * A module cannot add /proc/<pid>/ files, so the tasks that block a
- * transition are listed here instead.
- *
- * Return: 0 or -ENOMEM.
- */
-int klpc_tasks_proc_init(void)
-{
-	klpc_proc_dir = proc_mkdir("klpc", NULL);
-	if (!klpc_proc_dir)
-		return -ENOMEM;
-	if (!proc_create_single("tasks", 0400, klpc_proc_dir,
-				klpc_tasks_proc_show) ||
-	    !proc_create_single("stats", 0400, klpc_proc_dir,
-				klpc_stats_proc_show)) {
-		proc_remove(klpc_proc_dir);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/**
- * klpc_tasks_proc_exit() - remove /proc/klpc
- */
-void klpc_tasks_proc_exit(void)
-{
-	proc_remove(klpc_proc_dir);
 }

@@ -9,13 +9,24 @@ struct klpc_task;
 struct seq_file;
 struct task_struct;
 
+/* what moved a task, counted per transition in /proc/klpc/stats */
+enum klpc_mover {
+	KLPC_MOVER_STACK,	/* a stack check of a task that was not running */
+	KLPC_MOVER_RESUME,	/* its resume work, in its own context */
+	KLPC_MOVER_EXIT,	/* do_exit() */
+	KLPC_MOVER_NR,
+};
+
 int klpc_tasks_alloc(int target, unsigned int nr_tasks);
-int klpc_tasks_add(struct task_struct *task);
+struct klpc_task *klpc_tasks_alloc_entry(void);
+void klpc_tasks_free_entry(struct klpc_task *e);
+int klpc_tasks_add(struct task_struct *task, struct klpc_task *e);
 void klpc_tasks_retire(void);
 void klpc_tasks_reap(void);
 
 int klpc_task_patch_state(struct task_struct *task);
-bool klpc_task_switch_to(struct task_struct *task, int target);
+bool klpc_task_switch_to(struct task_struct *task, int target,
+			 enum klpc_mover who);
 bool klpc_task_needs_resume(struct task_struct *task);
 bool klpc_task_set_resume(struct task_struct *task, struct callback_head *cb);
 void klpc_task_clear_resume(struct task_struct *task, struct callback_head *cb);
@@ -28,13 +39,21 @@ unsigned int klpc_tasks_pending(void);
 void klpc_tasks_start(void);
 struct task_struct **klpc_tasks_collect(unsigned int *nr);
 void klpc_tasks_show(struct seq_file *m);
-int klpc_tasks_proc_init(void);
-void klpc_tasks_proc_exit(void);
 
-/* move a task that cannot mix versions any more (it exits) to the target */
+struct klpc_tasks_stats {
+	unsigned int entries;
+	unsigned int pending;
+	unsigned int buckets;
+	size_t entry_bytes;
+	unsigned int moves[KLPC_MOVER_NR];
+};
+
+void klpc_tasks_stats(struct klpc_tasks_stats *st);
+
+/* move an exiting task, which cannot mix versions any more, to the target */
 static inline bool klpc_task_switch(struct task_struct *task)
 {
-	return klpc_task_switch_to(task, KLPC_UNDEFINED);
+	return klpc_task_switch_to(task, KLPC_UNDEFINED, KLPC_MOVER_EXIT);
 }
 
 #endif /* _KLPC_TASKS_H */

@@ -276,23 +276,44 @@ static unsigned int klpc_count_tasks(void)
  * a task seen here cannot be freed before the walk ends (RCU), so the free
  * hook removes its entry afterwards.
  */
-static int klpc_populate_tasks(void)
+static int klpc_populate_tasks(unsigned int max)
 {
+	struct klpc_task **pool;
 	struct task_struct *g, *t;
+	unsigned int used = 0, n = 0;
 	int cpu, ret = 0;
+
+	pool = kvcalloc(max, sizeof(*pool), GFP_KERNEL);
+	if (!pool)
+		return -ENOMEM;
+	for (n = 0; n < max; n++) {
+		pool[n] = klpc_tasks_alloc_entry();
+		if (!pool[n]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 
 	rcu_read_lock();
 	for_each_process_thread(g, t) {
-		ret = klpc_tasks_add(t);
-		if (ret)
+		if (used == max) {
+			ret = -EAGAIN;
 			break;
+		}
+		used += klpc_tasks_add(t, pool[used]);
 	}
 	rcu_read_unlock();
 	for_each_possible_cpu(cpu) {
-		if (ret)
+		if (ret || used == max) {
+			ret = ret ?: -EAGAIN;
 			break;
-		ret = klpc_tasks_add(klpc_ksyms.idle_task(cpu));
+		}
+		used += klpc_tasks_add(klpc_ksyms.idle_task(cpu), pool[used]);
 	}
+out:
+	while (n > used)
+		klpc_tasks_free_entry(pool[--n]);
+	kvfree(pool);
 	return ret;
 }
 
@@ -336,7 +357,7 @@ int klpc_init_transition(struct klpc_patch *patch, int state)
 		ret = klpc_tasks_alloc(state, nr);
 		if (ret)
 			break;
-		ret = klpc_populate_tasks();
+		ret = klpc_populate_tasks(nr);
 		if (!ret)
 			break;
 		klpc_tasks_retire();

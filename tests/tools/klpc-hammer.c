@@ -6,6 +6,9 @@
  *	klpc-hammer getpid SECONDS	call getpid() in a loop; exit 1 if it
  *					ever returns another pid than at first
  *	klpc-hammer spin SECONDS	burn CPU without any system call
+ *	klpc-hammer read-spin FILE SECONDS
+ *					read FILE once (one read(2)), print
+ *					it, then spin like "spin"
  *	klpc-hammer read FILE SECONDS	read FILE again and again; exit 1 if
  *					it ever shows "mismatches=" non-zero
  *	klpc-hammer forks SECONDS	fork and reap children in a loop
@@ -69,6 +72,25 @@ static int hammer_read(const char *path, double end)
 	return 0;
 }
 
+/* one read(2) of FILE, printed to stdout; 0 or 2 */
+static int read_once(const char *path)
+{
+	char buf[256];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 2;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return 2;
+	buf[n] = '\0';
+	fputs(buf, stdout);
+	return fflush(stdout) ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	volatile unsigned long spin = 0;
@@ -83,7 +105,10 @@ int main(int argc, char **argv)
 			syscall(SYS_getppid);
 	} else if (!strcmp(argv[1], "getpid")) {
 		return hammer_getpid(end);
-	} else if (!strcmp(argv[1], "spin")) {
+	} else if (!strcmp(argv[1], "spin") ||
+		   (!strcmp(argv[1], "read-spin") && argc == 4)) {
+		if (argc == 4 && read_once(argv[2]))
+			return 2;
 		/* time is read every 2^24 rounds through the vDSO: no syscall */
 		while (++spin & 0xffffff || now() < end)
 			;
