@@ -554,6 +554,7 @@ static void klpc_module_going(struct module *mod)
 
 	mutex_lock(&klpc_mutex);
 	klpc_cleanup_module(mod, NULL);
+	klpc_transition_refresh();
 	list_for_each_entry(patch, &klpc_replaced_patches, list)
 		if (patch->mod == mod)
 			freed = patch;

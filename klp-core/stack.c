@@ -91,8 +91,8 @@ static void klpc_set_ranges(struct klpc_ranges *rs)
  * @patch:	the patch in transition
  * @target:	the state of the transition
  *
- * Called with klpc_mutex held when a transition starts (and at each check
- * round), reverses, or patches a loading module.  Ranges that miss a
+ * Called with klpc_mutex held at the first check round of a transition,
+ * when it reverses, and when it patches or unpatches a module.  Ranges that miss a
  * function could let a task move too early, so on failure there are none,
  * and no task moves until a later call succeeds.
  *
@@ -123,6 +123,19 @@ int klpc_stack_build(struct klpc_patch *patch, int target)
 	sort(rs->r, rs->nr, sizeof(rs->r[0]), klpc_cmp_range, NULL);
 	klpc_set_ranges(rs);
 	return 0;
+}
+
+/**
+ * klpc_stack_published() - whether ranges are published
+ *
+ * Called with klpc_mutex held.
+ *
+ * Return: false before the first build of a transition and after a
+ * failed one.
+ */
+bool klpc_stack_published(void)
+{
+	return rcu_access_pointer(klpc_ranges);
 }
 
 /**

@@ -7,6 +7,7 @@
 struct task_struct;
 
 int klpc_stack_build(struct klpc_patch *patch, int target);
+bool klpc_stack_published(void);
 void klpc_stack_clear(void);
 bool klpc_stack_try_switch(struct task_struct *task);
 bool klpc_stack_check_current(void);

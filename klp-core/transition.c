@@ -93,10 +93,11 @@ void klpc_task_exiting(struct task_struct *task)
 }
 
 /**
- * klpc_transition_refresh() - a loading module got patched in a transition
+ * klpc_transition_refresh() - a module was patched or unpatched in a
+ * transition
  *
- * Called with klpc_mutex held: its functions are now ones a task must not
- * be in to move.
+ * Called with klpc_mutex held: the functions a task must not be in to
+ * move changed with it.
  */
 void klpc_transition_refresh(void)
 {
@@ -117,7 +118,9 @@ static void klpc_check_tasks(void)
 	cpumask_t idle_cpus;
 	int cpu;
 
-	if (klpc_stack_build(klpc_transition_patch, klpc_target_state))
+	/* none after a failed build; otherwise kept up to date as they change */
+	if (!klpc_stack_published() &&
+	    klpc_stack_build(klpc_transition_patch, klpc_target_state))
 		return;
 	tasks = klpc_tasks_collect(&nr);
 	if (!tasks)
