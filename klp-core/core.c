@@ -237,7 +237,6 @@ static int __klpc_enable_patch(struct klpc_patch *patch)
 
 	klpc_start_transition();
 	patch->enabled = true;
-	klpc_try_complete_transition();
 	return 0;
 err:
 	pr_warn("failed to enable patch '%s'\n", klpc_name(patch));
@@ -261,7 +260,6 @@ static int __klpc_disable_patch(struct klpc_patch *patch)
 
 	klpc_start_transition();
 	patch->enabled = false;
-	klpc_try_complete_transition();
 	return 0;
 }
 
@@ -625,9 +623,12 @@ static int __init klpc_init(void)
 	ret = klpc_kallsyms_init();
 	if (ret)
 		return ret;
-	ret = klpc_hooks_init();
+	ret = klpc_patch_init();
 	if (ret)
 		return ret;
+	ret = klpc_hooks_init();
+	if (ret)
+		goto err_patch;
 	klpc_transition_init();
 	ret = klpc_sysfs_init();
 	if (ret)
@@ -652,6 +653,8 @@ err_sysfs:
 	klpc_sysfs_exit();
 err_hooks:
 	klpc_hooks_exit();
+err_patch:
+	klpc_patch_exit();
 	return ret;
 }
 

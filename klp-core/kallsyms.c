@@ -53,6 +53,7 @@ static const struct {
 	KLPC_KSYM(wake_up_state, wake_up_state),
 	KLPC_KSYM(task_work_cancel_match, task_work_cancel_match),
 	KLPC_KSYM(do_exit, do_exit),
+	KLPC_KSYM(ftrace_enabled, ftrace_enabled),
 };
 
 /**

@@ -9,8 +9,8 @@ struct module;
 struct task_struct;
 
 /*
- * Kernel functions klpc needs that the 6.1 kernel does not export to
- * modules.  They are looked up once, through kallsyms, when klpc loads;
+ * Kernel functions (and kernel.ftrace_enabled) klpc needs that the 6.1
+ * kernel does not export to modules.  They are looked up once, through kallsyms, when klpc loads;
  * klpc refuses to load if any of them is missing.
  */
 struct klpc_kernel_syms {
@@ -40,6 +40,7 @@ struct klpc_kernel_syms {
 								      void *data),
 							void *data);
 	unsigned long do_exit;
+	int *ftrace_enabled;
 };
 
 extern struct klpc_kernel_syms klpc_ksyms;

@@ -8,9 +8,9 @@
  * Unlike the built-in livepatch, which registers one ftrace_ops per patched
  * function, klpc has a single ftrace_ops whose filter holds every patched
  * address; the handler finds the func stack of an address in a hash table.
- * Patching or unpatching a whole patch is then one ftrace filter update, and
- * disabling a patch pays the RCU-tasks grace period of an ftrace_ops
- * unregistration at most once instead of once per function.
+ * The ops stays registered while klpc is loaded (anchor.c), so patching or
+ * unpatching a whole patch is one ftrace filter update: no trampoline is
+ * built or freed, and no RCU-tasks grace period is waited for.
  */
 
 #define pr_fmt(fmt) "klpc: " fmt
@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 
 #include "core.h"
+#include "kallsyms.h"
 #include "patch.h"
 #include "tasks.h"
 
@@ -41,22 +42,22 @@ struct klpc_ops {
 
 #define KLPC_OPS_HASH_BITS	12
 static DEFINE_HASHTABLE(klpc_ops_table, KLPC_OPS_HASH_BITS);
+static unsigned long klpc_anchor_ip;
 
 static void klpc_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 				struct ftrace_ops *fops,
 				struct ftrace_regs *fregs);
 
 /*
- * PERMANENT keeps kernel.ftrace_enabled from being cleared while anything
- * is patched: turning ftrace off would silently revert every patch.
+ * FTRACE_OPS_FL_PERMANENT is set while anything is patched (see
+ * klpc_ftrace_add()): it keeps kernel.ftrace_enabled from being cleared,
+ * which would silently revert every patch.  While nothing is, ftrace may be
+ * turned off, as with the built-in livepatch.
  */
 static struct ftrace_ops klpc_fops = {
 	.func	= klpc_ftrace_handler,
-	.flags	= FTRACE_OPS_FL_DYNAMIC | FTRACE_OPS_FL_IPMODIFY |
-		  FTRACE_OPS_FL_PERMANENT,
+	.flags	= FTRACE_OPS_FL_DYNAMIC | FTRACE_OPS_FL_IPMODIFY,
 };
-
-static bool klpc_fops_registered;
 
 static struct klpc_ops *klpc_find_ops(unsigned long ip)
 {
@@ -178,24 +179,39 @@ static unsigned long klpc_find_conflict(unsigned long *ips, unsigned int nr)
 	return ips[0];
 }
 
+/*
+ * ftrace reads the flags of a registered ops under ftrace_lock, which
+ * ftrace_set_filter_ips() takes: PERMANENT set before the update is seen by
+ * any later clearing of kernel.ftrace_enabled, and a clearing that came
+ * first is seen in ftrace_enabled after it.  Only klpc changes the flags of
+ * its ops, with klpc_mutex held.
+ */
+static void klpc_fops_set_permanent(bool permanent)
+{
+	if (permanent)
+		klpc_fops.flags |= FTRACE_OPS_FL_PERMANENT;
+	else
+		klpc_fops.flags &= ~FTRACE_OPS_FL_PERMANENT;
+}
+
 static int klpc_ftrace_add(unsigned long *ips, unsigned int nr)
 {
+	bool first = hash_empty(klpc_ops_table);
 	int ret;
 
 	if (!nr)
 		return 0;
+	if (first)
+		klpc_fops_set_permanent(true);
 	ret = ftrace_set_filter_ips(&klpc_fops, ips, nr, 0, 0);
-	if (ret || klpc_fops_registered)
-		return ret;
-
-	ret = register_ftrace_function(&klpc_fops);
-	if (ret) {
-		/* never keep a filter that a later registration would reuse */
-		ftrace_set_filter(&klpc_fops, NULL, 0, 1);
-		return ret;
+	/* with ftrace off the filter changes, but no call is redirected */
+	if (!ret && !READ_ONCE(*klpc_ksyms.ftrace_enabled)) {
+		ftrace_set_filter_ips(&klpc_fops, ips, nr, 1, 0);
+		ret = -EBUSY;
 	}
-	klpc_fops_registered = true;
-	return 0;
+	if (ret && first)
+		klpc_fops_set_permanent(false);
+	return ret;
 }
 
 static void klpc_ftrace_remove(struct klpc_ops *dead, unsigned int nr)
@@ -207,23 +223,19 @@ static void klpc_ftrace_remove(struct klpc_ops *dead, unsigned int nr)
 		return;
 
 	/*
-	 * The last address goes: unregister rather than empty the filter, as
-	 * an ops with an empty filter would trace every function.
+	 * The last address goes: the filter is reset to the anchor alone,
+	 * which also drops any address an earlier failed update left behind.
 	 */
-	if (hash_empty(klpc_ops_table)) {
-		if (unregister_ftrace_function(&klpc_fops)) {
-			pr_err("cannot unregister the ftrace handler; its addresses stay traced but unpatched\n");
-			return;
-		}
-		klpc_fops_registered = false;
-		ftrace_set_filter(&klpc_fops, NULL, 0, 1);
+	if (hash_empty(klpc_ops_table) &&
+	    !ftrace_set_filter_ip(&klpc_fops, klpc_anchor_ip, 0, 1)) {
+		klpc_fops_set_permanent(false);
 		return;
 	}
 
 	/*
 	 * If this fails, the addresses stay in the filter: the handler ignores
-	 * an address without a func stack, and the final unregistration drops
-	 * them, so unpatching still cannot fail.
+	 * an address without a func stack, and the reset when the last patch
+	 * goes drops them, so unpatching still cannot fail.
 	 */
 	ips = kvmalloc_array(nr, sizeof(*ips), GFP_KERNEL);
 	if (ips) {
@@ -268,9 +280,10 @@ static void klpc_report_failure(struct klpc_patch *patch,
 {
 	struct klpc_object *obj;
 	struct klpc_func *func;
+	bool ftrace_off = !READ_ONCE(*klpc_ksyms.ftrace_enabled);
 	unsigned long bad = 0;
 
-	if (ret == -EBUSY)
+	if (ret == -EBUSY && !ftrace_off)
 		bad = klpc_find_conflict(ips, nr);
 
 	klpc_for_each_object(patch, obj) {
@@ -286,7 +299,7 @@ static void klpc_report_failure(struct klpc_patch *patch,
 	pr_err("patch '%s': ftrace cannot redirect function '%s'%s (%d)%s\n",
 	       patch->mod->name, klpc_first_func_name(patch),
 	       nr > 1 ? " and the others" : "", ret,
-	       ret == -EBUSY ? "; is kernel.ftrace_enabled 0?" : "");
+	       ftrace_off ? ": kernel.ftrace_enabled is 0" : "");
 }
 
 /*
@@ -496,13 +509,36 @@ struct klpc_func *klpc_func_below(struct klpc_func *func)
 }
 
 /**
- * klpc_patch_exit() - release what klpc's ftrace_ops still holds
+ * klpc_patch_init() - register klpc's ftrace_ops, on the anchor alone
+ *
+ * Return: 0, or an error from ftrace, after a message.
+ */
+int klpc_patch_init(void)
+{
+	int ret;
+
+	klpc_anchor_ip = klpc_ksyms.ftrace_location((unsigned long)klpc_ftrace_anchor);
+	ret = klpc_anchor_ip ? 0 : -ENOENT;
+	if (!ret)
+		ret = ftrace_set_filter_ip(&klpc_fops, klpc_anchor_ip, 0, 1);
+	if (!ret)
+		ret = register_ftrace_function(&klpc_fops);
+	if (ret) {
+		pr_err("cannot register the ftrace handler (%d)\n", ret);
+		ftrace_free_filter(&klpc_fops);
+	}
+	return ret;
+}
+
+/**
+ * klpc_patch_exit() - unregister klpc's ftrace_ops and free its filters
  *
  * Called when klpc unloads, when no patch is registered any more.
  */
 void klpc_patch_exit(void)
 {
-	WARN_ON(klpc_fops_registered);
+	WARN_ON(!hash_empty(klpc_ops_table));
+	unregister_ftrace_function(&klpc_fops);
 	ftrace_free_filter(&klpc_fops);
 	ftrace_free_filter(&klpc_probe_fops);
 }

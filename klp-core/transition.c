@@ -20,6 +20,14 @@
  * - a new task starts in its parent's state.
  * The transition completes as soon as the last task moves (the mover kicks
  * the work below); retries with a growing delay are only a safety net.
+ *
+ * Every check round, the first included, runs in that work, queued on the
+ * high-priority workqueue: the stack checks of a round take a few
+ * microseconds per task, and at the priority of the writer to 'enabled'
+ * (or of insmod) a CPU-bound task sharing its CPU stretched a round of
+ * 1,300 tasks from 13 to 76 ms under TCG.  The built-in livepatch gets the
+ * same effect by checking every task with tasklist_lock held, preemption
+ * off; a high-priority worker stays preemptible.
  */
 
 #define pr_fmt(fmt) "klpc: " fmt
@@ -76,7 +84,7 @@ static const char *klpc_state_verb(int state)
  */
 void klpc_transition_kick(void)
 {
-	mod_delayed_work(system_wq, &klpc_transition_work, 0);
+	mod_delayed_work(system_highpri_wq, &klpc_transition_work, 0);
 }
 
 /**
@@ -410,6 +418,9 @@ void klpc_cancel_transition(void)
 
 /**
  * klpc_start_transition() - let tasks move to the target patch state
+ *
+ * The first check round follows in the transition work, once the caller
+ * has dropped klpc_mutex.
  */
 void klpc_start_transition(void)
 {
@@ -417,11 +428,12 @@ void klpc_start_transition(void)
 	pr_notice("'%s': starting %s transition\n",
 		  klpc_transition_patch->mod->name,
 		  klpc_state_verb(klpc_target_state));
+	klpc_transition_kick();
 }
 
 static void klpc_schedule_retry(void)
 {
-	mod_delayed_work(system_wq, &klpc_transition_work,
+	mod_delayed_work(system_highpri_wq, &klpc_transition_work,
 			 msecs_to_jiffies(klpc_retry_ms));
 	klpc_retry_ms = min(klpc_retry_ms * 2, KLPC_RETRY_MAX_MS);
 }
@@ -452,13 +464,11 @@ static void klpc_transition_stalled(void)
 	}
 }
 
-/**
- * klpc_try_complete_transition() - move what can move; complete if all did
- *
- * Called with klpc_mutex held.  Completing an unpatching transition
- * releases the patch module.
+/*
+ * A check round: move what can move; complete if all did.  Completing an
+ * unpatching transition releases the patch module.
  */
-void klpc_try_complete_transition(void)
+static void klpc_try_complete_transition(void)
 {
 	if (klpc_tasks_pending())
 		klpc_check_tasks();

@@ -12,7 +12,6 @@ extern struct klpc_patch *klpc_transition_patch;
 int klpc_init_transition(struct klpc_patch *patch, int state);
 void klpc_cancel_transition(void);
 void klpc_start_transition(void);
-void klpc_try_complete_transition(void);
 int klpc_reverse_transition(void);
 void klpc_force_transition(void);
 void klpc_transition_kick(void);

@@ -61,7 +61,7 @@ lp_unload klpc-test-lp-livepatch
 assert_kernel_log "% echo 0 > $LP_FTRACE_ENABLED
 % insmod klpc-test-lp-livepatch
 klpc: enabling patch '$p'
-klpc: patch '$p': ftrace cannot redirect function 'cmdline_proc_show' (-16); is kernel.ftrace_enabled 0?
+klpc: patch '$p': ftrace cannot redirect function 'cmdline_proc_show' (-16): kernel.ftrace_enabled is 0
 klpc: failed to enable patch '$p'
 % echo 1 > $LP_FTRACE_ENABLED
 % insmod klpc-test-lp-livepatch
@@ -75,7 +75,7 @@ klpc: '$p': unpatching complete
 % echo 0 > $LP_FTRACE_ENABLED
 % echo 1 > $d/enabled
 klpc: enabling patch '$p'
-klpc: patch '$p': ftrace cannot redirect function 'cmdline_proc_show' (-16); is kernel.ftrace_enabled 0?
+klpc: patch '$p': ftrace cannot redirect function 'cmdline_proc_show' (-16): kernel.ftrace_enabled is 0
 klpc: failed to enable patch '$p'
 % echo 1 > $LP_FTRACE_ENABLED
 % echo 1 > $d/enabled
