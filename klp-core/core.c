@@ -368,6 +368,8 @@ int klpc_set_enabled(struct klpc_patch *patch, bool enable)
 		}
 	}
 	mutex_unlock(&klpc_mutex);
+	if (!ret)
+		klpc_transition_flush();
 	return ret;
 }
 
@@ -445,6 +447,7 @@ int klpc_enable_patch(struct klpc_patch *patch)
 	if (ret)
 		goto err;
 	mutex_unlock(&klpc_mutex);
+	klpc_transition_flush();
 	return 0;
 err:
 	klpc_free_patch_start(patch);

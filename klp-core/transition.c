@@ -27,7 +27,8 @@
  * (or of insmod) a CPU-bound task sharing its CPU stretched a round of
  * 1,300 tasks from 13 to 76 ms under TCG.  The built-in livepatch gets the
  * same effect by checking every task with tasklist_lock held, preemption
- * off; a high-priority worker stays preemptible.
+ * off; a high-priority worker stays preemptible.  The writer (or insmod)
+ * waits for the first round, as the built-in's runs in its context.
  */
 
 #define pr_fmt(fmt) "klpc: " fmt
@@ -420,7 +421,7 @@ void klpc_cancel_transition(void)
  * klpc_start_transition() - let tasks move to the target patch state
  *
  * The first check round follows in the transition work, once the caller
- * has dropped klpc_mutex.
+ * has dropped klpc_mutex; klpc_transition_flush() waits for it.
  */
 void klpc_start_transition(void)
 {
@@ -429,6 +430,21 @@ void klpc_start_transition(void)
 		  klpc_transition_patch->mod->name,
 		  klpc_state_verb(klpc_target_state));
 	klpc_transition_kick();
+}
+
+/**
+ * klpc_transition_flush() - wait for the check round queued last
+ *
+ * Called without klpc_mutex by whoever started or reversed a transition
+ * (the patch module's init, a write to 'enabled'), so that, as with the
+ * built-in livepatch, a transition that nothing blocks has completed when
+ * the call returns.  The caller sleeps meanwhile instead of polling, which
+ * under TCG would slow the round down.  A retry not yet due is not waited
+ * for.
+ */
+void klpc_transition_flush(void)
+{
+	flush_work(&klpc_transition_work.work);
 }
 
 static void klpc_schedule_retry(void)

@@ -15,6 +15,7 @@ void klpc_start_transition(void);
 int klpc_reverse_transition(void);
 void klpc_force_transition(void);
 void klpc_transition_kick(void);
+void klpc_transition_flush(void);
 void klpc_task_exiting(struct task_struct *task);
 void klpc_transition_refresh(void);
 void klpc_transition_init(void);
