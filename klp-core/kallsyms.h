@@ -10,8 +10,9 @@ struct task_struct;
 
 /*
  * Kernel functions (and kernel.ftrace_enabled) klpc needs that the 6.1
- * kernel does not export to modules.  They are looked up once, through kallsyms, when klpc loads;
- * klpc refuses to load if any of them is missing.
+ * kernel does not export to modules.  They are looked up once, through
+ * kallsyms, when klpc loads; klpc refuses to load if any of them is
+ * missing.
  */
 struct klpc_kernel_syms {
 	unsigned long (*lookup_name)(const char *name);

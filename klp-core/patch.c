@@ -214,41 +214,43 @@ static int klpc_ftrace_add(unsigned long *ips, unsigned int nr)
 	return ret;
 }
 
-static void klpc_ftrace_remove(struct klpc_ops *dead, unsigned int nr)
+/*
+ * If this fails, the addresses stay in the filter: the handler ignores an
+ * address without a func stack, and the reset when the last patch goes
+ * drops them, so unpatching still cannot fail.
+ */
+static void klpc_ftrace_remove_ips(struct klpc_ops *dead, unsigned int nr)
 {
 	unsigned long *ips;
 	unsigned int i = 0;
+	int ret = -ENOMEM;
 
-	if (!nr)
-		return;
-
-	/*
-	 * The last address goes: the filter is reset to the anchor alone,
-	 * which also drops any address an earlier failed update left behind.
-	 */
-	if (hash_empty(klpc_ops_table) &&
-	    !ftrace_set_filter_ip(&klpc_fops, klpc_anchor_ip, 0, 1)) {
-		klpc_fops_set_permanent(false);
-		return;
-	}
-
-	/*
-	 * If this fails, the addresses stay in the filter: the handler ignores
-	 * an address without a func stack, and the reset when the last patch
-	 * goes drops them, so unpatching still cannot fail.
-	 */
 	ips = kvmalloc_array(nr, sizeof(*ips), GFP_KERNEL);
 	if (ips) {
 		for (; dead; dead = dead->next_dead)
 			ips[i++] = dead->ip;
-		if (!ftrace_set_filter_ips(&klpc_fops, ips, nr, 1, 0)) {
-			kvfree(ips);
-			return;
-		}
+		ret = ftrace_set_filter_ips(&klpc_fops, ips, nr, 1, 0);
 		kvfree(ips);
 	}
-	pr_warn("%u unpatched addresses stay traced until the last patch is gone\n",
-		nr);
+	if (ret)
+		pr_warn("%u unpatched addresses stay traced until the last patch is gone (%d)\n",
+			nr, ret);
+}
+
+static void klpc_ftrace_remove(struct klpc_ops *dead, unsigned int nr)
+{
+	if (!nr)
+		return;
+	/*
+	 * The last address goes: the filter is reset to the anchor alone,
+	 * which also drops any address an earlier failed update left behind.
+	 */
+	if (!hash_empty(klpc_ops_table) ||
+	    ftrace_set_filter_ip(&klpc_fops, klpc_anchor_ip, 0, 1))
+		klpc_ftrace_remove_ips(dead, nr);
+	/* nothing is redirected any more: ftrace may be turned off */
+	if (hash_empty(klpc_ops_table))
+		klpc_fops_set_permanent(false);
 }
 
 static bool klpc_obj_selected(struct klpc_object *obj,
@@ -517,7 +519,8 @@ int klpc_patch_init(void)
 {
 	int ret;
 
-	klpc_anchor_ip = klpc_ksyms.ftrace_location((unsigned long)klpc_ftrace_anchor);
+	klpc_anchor_ip =
+		klpc_ksyms.ftrace_location((unsigned long)klpc_ftrace_anchor);
 	ret = klpc_anchor_ip ? 0 : -ENOENT;
 	if (!ret)
 		ret = ftrace_set_filter_ip(&klpc_fops, klpc_anchor_ip, 0, 1);

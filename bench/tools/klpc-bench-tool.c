@@ -59,9 +59,10 @@ static int still_busy(const char *file)
 	ssize_t n;
 	int fd;
 
+	/* the built-in removes a disabled patch's directory: ENODEV mid-way */
 	fd = open(file, O_RDONLY);
 	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;
+		return errno == ENOENT || errno == ENODEV ? 0 : -1;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n < 0)
