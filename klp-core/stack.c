@@ -92,9 +92,9 @@ static void klpc_set_ranges(struct klpc_ranges *rs)
  * @target:	the state of the transition
  *
  * Called with klpc_mutex held at the first check round of a transition,
- * when it reverses, and when it patches or unpatches a module.  Ranges that miss a
- * function could let a task move too early, so on failure there are none,
- * and no task moves until a later call succeeds.
+ * when it reverses, and when it patches or unpatches a module.  Ranges
+ * that miss a function could let a task move too early, so on failure
+ * there are none, and no task moves until a later call succeeds.
  *
  * Return: 0 or -ENOMEM.
  */

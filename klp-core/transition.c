@@ -81,7 +81,8 @@ static const char *klpc_state_verb(int state)
 /**
  * klpc_transition_kick() - have the transition work check for completion
  *
- * Any context but NMI; called when the last pending task moves.
+ * Any context but NMI; called when a transition starts or reverses, and
+ * when the last pending task moves.
  */
 void klpc_transition_kick(void)
 {
