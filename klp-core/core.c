@@ -234,8 +234,9 @@ static int __klpc_enable_patch(struct klpc_patch *patch)
 	ret = klpc_patch_objects(patch);
 	if (ret)
 		goto err;
-
-	klpc_start_transition();
+	ret = klpc_start_transition();
+	if (ret)
+		goto err;
 	patch->enabled = true;
 	return 0;
 err:
@@ -313,15 +314,15 @@ static int klpc_enable_registered(struct klpc_patch *patch)
 		ret = klpc_add_nops(patch);
 		if (!ret)
 			ret = klpc_init_objects(patch);
-		if (ret) {
-			klpc_free_nops(patch);
+		if (ret)
 			goto err;
-		}
 	}
 	ret = __klpc_enable_patch(patch);
 	if (!ret)
 		return 0;
 err:
+	/* the nops name functions of other patch modules: never keep them */
+	klpc_free_nops(patch);
 	module_put(patch->mod);
 	return ret;
 }
@@ -452,6 +453,12 @@ int klpc_enable_patch(struct klpc_patch *patch)
 err:
 	klpc_free_patch_start(patch);
 	mutex_unlock(&klpc_mutex);
+	/*
+	 * Funcs pushed on the stack of an address another patch keeps can
+	 * still be read by a handler on another CPU: wait for it before the
+	 * module (hence the funcs) can be freed.
+	 */
+	klpc_synchronize();
 	klpc_free_patch_finish(patch);
 	module_put(patch->mod);
 	return ret;
@@ -494,14 +501,23 @@ static void klpc_cleanup_module(struct module *mod,
 static int klpc_apply_to_module(struct klpc_patch *patch,
 				struct klpc_object *obj, struct module *mod)
 {
+	bool active = patch->enabled || patch == klpc_transition_patch;
 	int ret;
 
 	obj->mod = mod;
 	ret = klpc_init_object_loaded(patch, obj);
-	if (ret)
-		return ret;
-	if (patch != klpc_transition_patch && !patch->enabled)
+	/*
+	 * A disabled patch does not stand in the way of a module: the object
+	 * stays unbound, and enabling the patch fails with the same message.
+	 */
+	if (ret && !active) {
+		pr_warn("patch '%s' (disabled) does not apply to module '%s'; it cannot be enabled while the module is loaded\n",
+			klpc_name(patch), mod->name);
+		klpc_free_object_loaded(obj);
 		return 0;
+	}
+	if (ret || !active)
+		return ret;
 
 	pr_notice("applying patch '%s' to loading module '%s'\n",
 		  klpc_name(patch), obj->name);
@@ -549,28 +565,70 @@ out:
 	return ret;
 }
 
+static struct klpc_patch *klpc_patch_of(struct module *mod)
+{
+	struct klpc_patch *patch;
+
+	list_for_each_entry(patch, &klpc_patches, list)
+		if (patch->mod == mod)
+			return patch;
+	return NULL;
+}
+
+/*
+ * The module of an enabled patch, or of the patch in transition, goes: its
+ * init failed after klpc_enable_patch() succeeded, or "rmmod -f".  Tasks
+ * may run its code, so the patch is taken to the unpatched state by a
+ * transition (a reversal, if it is in one), and the module's removal waits
+ * for it.  Only if that cannot start is the patch reverted at once.
+ */
+static void klpc_unpatch_going(struct klpc_patch *patch)
+{
+	struct klpc_patch *busy;
+
+	lockdep_assert_held(&klpc_mutex);
+	patch->going = true;
+	for (;;) {
+		busy = klpc_transition_patch;
+		if (busy == patch && patch->enabled &&
+		    klpc_reverse_transition())
+			klpc_force_transition();
+		else if (!busy && !patch->enabled)
+			return;
+		else if (!busy && __klpc_disable_patch(patch))
+			break;
+		busy = klpc_transition_patch;
+		if (!busy)
+			continue;
+		pr_notice("patch '%s': module going while enabled, waiting for %s transition\n",
+			  klpc_name(patch), busy == patch ? "its unpatching" :
+			  "another patch's");
+		mutex_unlock(&klpc_mutex);
+		klpc_transition_wait(busy);
+		mutex_lock(&klpc_mutex);
+	}
+	pr_warn("patch '%s': module removed while enabled, reverting it at once\n",
+		klpc_name(patch));
+	klpc_unpatch_objects(patch);
+	patch->enabled = false;
+}
+
 static void klpc_module_going(struct module *mod)
 {
 	struct klpc_patch *patch, *freed = NULL;
 
 	mutex_lock(&klpc_mutex);
+	patch = klpc_patch_of(mod);
+	if (patch && (patch->enabled || patch == klpc_transition_patch))
+		klpc_unpatch_going(patch);
 	klpc_cleanup_module(mod, NULL);
 	klpc_transition_refresh();
 	list_for_each_entry(patch, &klpc_replaced_patches, list)
 		if (patch->mod == mod)
 			freed = patch;
-	list_for_each_entry(patch, &klpc_patches, list) {
-		if (patch->mod != mod)
-			continue;
-		/* only "rmmod -f" gets here with the patch still enabled */
-		if (patch->enabled || patch == klpc_transition_patch) {
-			pr_warn("patch '%s': module removed by force while enabled, reverting it\n",
-				klpc_name(patch));
-			klpc_unpatch_objects(patch);
-		}
+	patch = klpc_patch_of(mod);
+	if (patch)
 		freed = patch;
-		break;
-	}
 	if (freed)
 		klpc_free_patch_start(freed);
 	mutex_unlock(&klpc_mutex);
@@ -588,26 +646,39 @@ static void klpc_module_going(struct module *mod)
 	klpc_free_patch_finish(freed);
 }
 
+/*
+ * A later COMING notifier that refuses the module makes the chain send
+ * GOING back to the notifiers already called, this one but not the going
+ * one, while the module is still in the COMING state.  Every other GOING
+ * comes with the module in the GOING state.
+ */
 static int klpc_module_coming_notify(struct notifier_block *nb,
 				     unsigned long action, void *data)
 {
-	if (action != MODULE_STATE_COMING)
-		return NOTIFY_DONE;
-	return notifier_from_errno(klpc_module_coming(data));
+	struct module *mod = data;
+
+	if (action == MODULE_STATE_COMING)
+		return notifier_from_errno(klpc_module_coming(mod));
+	if (action == MODULE_STATE_GOING && mod->state == MODULE_STATE_COMING)
+		klpc_module_going(mod);
+	return NOTIFY_DONE;
 }
 
 static int klpc_module_going_notify(struct notifier_block *nb,
 				    unsigned long action, void *data)
 {
-	if (action == MODULE_STATE_GOING)
-		klpc_module_going(data);
+	struct module *mod = data;
+
+	if (action == MODULE_STATE_GOING && mod->state == MODULE_STATE_GOING)
+		klpc_module_going(mod);
 	return NOTIFY_DONE;
 }
 
 /*
  * Patch a coming module before any other notifier can call into it, and
  * revert a going one only after every other notifier is done with it, as
- * the built-in livepatch does from the module loader itself.
+ * the built-in livepatch does from the module loader itself.  A module
+ * refused by a later COMING notifier is reverted by the coming block.
  */
 static struct notifier_block klpc_module_coming_nb = {
 	.notifier_call	= klpc_module_coming_notify,

@@ -11,6 +11,9 @@
  *   callback still checks the task's stack: works also run inside
  *   get_signal(), io_uring waits and do_exit(), deep in kernel code.
  * - sched_process_fork: a child inherits its parent's state.
+ * - sched_wakeup_new: the same for a new task that no fork event announced
+ *   (io_uring workers, create_io_thread()); every new task passes there,
+ *   with its runqueue locked, before it first runs.
  * - sched_process_exit: the exiting task never returns to its callers.
  * - sched_process_free: the task is gone; its entry goes too.
  *
@@ -142,6 +145,11 @@ static void klpc_fork_probe(void *data, struct task_struct *parent,
 	klpc_task_fork(parent, child);
 }
 
+static void klpc_wakeup_new_probe(void *data, struct task_struct *task)
+{
+	klpc_task_woken_new(task);
+}
+
 static void klpc_exit_probe(void *data, struct task_struct *task)
 {
 	klpc_task_exiting(task);
@@ -159,6 +167,7 @@ static struct klpc_tracepoint {
 	struct tracepoint *tp;
 } klpc_tracepoints[] = {
 	{ "sched_process_fork", klpc_fork_probe },
+	{ "sched_wakeup_new", klpc_wakeup_new_probe },
 	{ "sched_process_exit", klpc_exit_probe },
 	{ "sched_process_free", klpc_free_probe },
 };

@@ -9,21 +9,76 @@
 
 #define pr_fmt(fmt) "klpc: " fmt
 
+#include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 
+#include "core.h"
 #include "hooks.h"
 #include "procfs.h"
 #include "tasks.h"
 
 static struct proc_dir_entry *klpc_proc_dir;
 
-/* /proc/klpc/tasks: pid, comm, state and blocker of each task to move */
-static int klpc_tasks_proc_show(struct seq_file *m, void *v)
+/* what /proc/klpc/tasks shows: one text, made when the file is opened */
+struct klpc_tasks_text {
+	size_t len;
+	char buf[];
+};
+
+/*
+ * The text is made once, at open, so that a reader that needs several
+ * read() calls, or a bigger buffer, does not walk the table again.  The
+ * size follows the pending count; a table that grew meanwhile gets a
+ * second, bigger try.
+ */
+static int klpc_tasks_open(struct inode *inode, struct file *file)
 {
-	klpc_tasks_show(m);
+	struct klpc_tasks_text *text = NULL;
+	size_t size = 0;
+	ssize_t len = -ENOSPC;
+	int tries;
+
+	for (tries = 0; tries < 3 && len == -ENOSPC; tries++) {
+		kvfree(text);
+		size = size * 2 + (klpc_tasks_pending() + 16) * 80;
+		text = kvmalloc(struct_size(text, buf, size), GFP_KERNEL);
+		if (!text)
+			return -ENOMEM;
+		mutex_lock(&klpc_mutex);
+		len = klpc_tasks_show(text->buf, size);
+		mutex_unlock(&klpc_mutex);
+	}
+	if (len < 0) {
+		kvfree(text);
+		return len;
+	}
+	text->len = len;
+	file->private_data = text;
 	return 0;
 }
+
+static ssize_t klpc_tasks_read(struct file *file, char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	struct klpc_tasks_text *text = file->private_data;
+
+	return simple_read_from_buffer(ubuf, count, ppos, text->buf, text->len);
+}
+
+static int klpc_tasks_release(struct inode *inode, struct file *file)
+{
+	kvfree(file->private_data);
+	return 0;
+}
+
+static const struct proc_ops klpc_tasks_proc_ops = {
+	.proc_open	= klpc_tasks_open,
+	.proc_read	= klpc_tasks_read,
+	.proc_lseek	= default_llseek,
+	.proc_release	= klpc_tasks_release,
+};
 
 /*
  * /proc/klpc/stats: the table's size, to check it grows and shrinks right,
@@ -54,8 +109,7 @@ int klpc_proc_init(void)
 	klpc_proc_dir = proc_mkdir("klpc", NULL);
 	if (!klpc_proc_dir)
 		return -ENOMEM;
-	if (!proc_create_single("tasks", 0400, klpc_proc_dir,
-				klpc_tasks_proc_show) ||
+	if (!proc_create("tasks", 0400, klpc_proc_dir, &klpc_tasks_proc_ops) ||
 	    !proc_create_single("stats", 0400, klpc_proc_dir,
 				klpc_stats_proc_show)) {
 		proc_remove(klpc_proc_dir);

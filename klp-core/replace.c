@@ -204,9 +204,8 @@ static void klpc_retire_patch(struct klpc_patch *patch, struct klpc_patch *by)
 	if (patch->enabled) {
 		klpc_unpatch_objects(patch);
 		patch->enabled = false;
-		/* a forced patch may still run in some task: keep it pinned */
-		if (!patch->forced)
-			module_put(patch->mod);
+		/* a forced patch keeps a reference of its own */
+		module_put(patch->mod);
 	}
 	klpc_for_each_object(patch, obj)
 		klpc_free_object_loaded(obj);

@@ -112,8 +112,8 @@ static int klpc_shadow_attach(struct klpc_shadow *new, void *obj,
 	if (ctor) {
 		ret = ctor(obj, new->data, ctor_data);
 		if (ret) {
-			pr_err("shadow variable <%p, id 0x%lx>: constructor failed (%d)\n",
-			       obj, id, ret);
+			pr_err_ratelimited("shadow variable <%p, id 0x%lx>: constructor failed (%d)\n",
+					   obj, id, ret);
 			return ret;
 		}
 	}
@@ -163,8 +163,8 @@ static void *klpc_shadow_get_or_add(void *obj, unsigned long id, size_t size,
 
 exists:
 	if (dup_is_error) {
-		pr_err("shadow variable <%p, id 0x%lx> exists already\n",
-		       obj, id);
+		pr_err_ratelimited("shadow variable <%p, id 0x%lx> exists already\n",
+				   obj, id);
 		return NULL;
 	}
 	return data;

@@ -25,7 +25,11 @@
 #include "stack.h"
 #include "tasks.h"
 
-#define KLPC_MAX_STACK		64
+/*
+ * Frames of a stack trace: upstream takes 100; more only costs per-CPU
+ * memory, and a deeper stack would read as unreliable for ever.
+ */
+#define KLPC_MAX_STACK		128
 
 /* an address range a task must not be in to move */
 struct klpc_range {

@@ -6,6 +6,7 @@
  * /sys/kernel/klpc/<patch>/transition		ro: 1 while in transition
  * /sys/kernel/klpc/<patch>/replace		ro: 1 for a replace patch
  * /sys/kernel/klpc/<patch>/force		wo: 1 completes the transition
+ * /sys/kernel/klpc/<patch>/forced		ro: 1 once forced (module pinned)
  * /sys/kernel/klpc/<patch>/<object>/patched	ro: the object is patched
  * /sys/kernel/klpc/<patch>/<object>/<function,sympos>/
  *
@@ -29,16 +30,6 @@ static struct klpc_patch *to_patch(struct kobject *kobj)
 	return container_of(kobj, struct klpc_patch, kobj);
 }
 
-/* Accept exactly "0" or "1", with an optional newline. */
-static int klpc_parse_01(const char *buf, size_t count, bool *val)
-{
-	if (count && buf[count - 1] == '\n')
-		count--;
-	if (count != 1 || (buf[0] != '0' && buf[0] != '1'))
-		return -EINVAL;
-	*val = buf[0] == '1';
-	return 0;
-}
 
 static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 			     const char *buf, size_t count)
@@ -47,10 +38,11 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 	bool enable;
 	int ret;
 
-	ret = klpc_parse_01(buf, count, &enable);
+	/* as upstream: 1/0, y/n, on/off, in any case */
+	ret = kstrtobool(buf, &enable);
 	if (ret) {
-		pr_warn("patch '%s': 'enabled' accepts only 0 or 1 (-EINVAL)\n",
-			patch->mod->name);
+		pr_warn_ratelimited("patch '%s': 'enabled' accepts a boolean (1/0, y/n, on/off) (-EINVAL)\n",
+				    patch->mod->name);
 		return ret;
 	}
 	ret = klpc_set_enabled(patch, enable);
@@ -77,14 +69,21 @@ static ssize_t force_store(struct kobject *kobj, struct kobj_attribute *attr,
 	bool val;
 	int ret;
 
-	ret = klpc_parse_01(buf, count, &val);
+	ret = kstrtobool(buf, &val);
 	if (ret || !val) {
-		pr_warn("patch '%s': 'force' accepts only 1 (-EINVAL)\n",
-			patch->mod->name);
+		pr_warn_ratelimited("patch '%s': 'force' accepts only a true boolean (1, y, on) (-EINVAL)\n",
+				    patch->mod->name);
 		return -EINVAL;
 	}
 	ret = klpc_force(patch);
 	return ret ? ret : count;
+}
+
+/* 1 once 'force' pinned the patch's module for good */
+static ssize_t forced_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(to_patch(kobj)->forced));
 }
 
 static ssize_t replace_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -97,12 +96,14 @@ static struct kobj_attribute enabled_kobj_attr = __ATTR_RW(enabled);
 static struct kobj_attribute transition_kobj_attr = __ATTR_RO(transition);
 static struct kobj_attribute replace_kobj_attr = __ATTR_RO(replace);
 static struct kobj_attribute force_kobj_attr = __ATTR_WO(force);
+static struct kobj_attribute forced_kobj_attr = __ATTR_RO(forced);
 
 static struct attribute *klpc_patch_attrs[] = {
 	&enabled_kobj_attr.attr,
 	&transition_kobj_attr.attr,
 	&replace_kobj_attr.attr,
 	&force_kobj_attr.attr,
+	&forced_kobj_attr.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(klpc_patch);

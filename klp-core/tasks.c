@@ -3,91 +3,57 @@
  * tasks.c - the per-task patch state ("universe") during a transition
  *
  * The built-in livepatch keeps a task's patch state in task_struct; a
- * module cannot add a field there, so klpc keeps it in a hash table keyed
- * by pid that exists only while a transition is in progress.  Every task
- * alive when the transition starts gets an entry, and so does every task
- * forked during it; an entry goes when its task is freed.
+ * module cannot add a field there, so klpc keeps it in a hash table that
+ * exists only while a transition is in progress.  Every task alive when
+ * the transition starts gets an entry, and so does every task created
+ * during it; an entry goes when its task is freed.
  *
- * The ftrace handler reads the table without locks (RCU).  Writers take
- * klpc_table_lock with interrupts off, as they run from kprobes on the
- * return to user space and from the RCU callback that frees a task.
+ * The table is keyed by the task_struct's address, the one thing about a
+ * task that never changes while it lives: a pid does (an exec from a
+ * non-leader thread swaps the pids of the exec'ing thread and the old
+ * leader), and the struct cannot be reused while an entry points to it,
+ * as the entry goes before the final put.
  *
- * Entries match on the task_struct, not only on the pid: the pid of a task
- * that exited may be reused before the task is freed, and the new task
- * must not see the old task's state.  The struct itself cannot be reused
- * while an entry points to it, as the entry goes before the final put.
+ * The ftrace handler reads the table without locks, with preemption off
+ * and possibly where RCU is not watching.  Writers take klpc_table_lock
+ * with interrupts off (the free hook runs in an RCU callback, the wake-up
+ * hook under a runqueue lock).  Entries are therefore never freed, nor
+ * reused, while the table is published, except after klpc_synchronize():
+ * an unlinked entry waits on a dead list until the table goes or until a
+ * check round recycles a batch of them.
+ *
+ * Entries come from a pool filled before the table is published, so that
+ * the walk that fills the table and the hooks that add new tasks never
+ * allocate in the common case.  A task that cannot get an entry makes the
+ * table "lost": its state is known only as "the target", so the
+ * transition can no longer start (enabling fails) or be reversed.
  */
 
 #define pr_fmt(fmt) "klpc: " fmt
 
-#include <linux/hash.h>
-#include <linux/llist.h>
 #include <linux/rculist.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 
 #include "core.h"
 #include "kallsyms.h"
+#include "table.h"
 #include "tasks.h"
 
-/**
- * struct klpc_task - patch state of one task during a transition
- * @node:	node in its hash bucket, keyed by pid
- * @task:	the task; valid while the entry is in the table
- * @pid:	the task's pid (idle tasks all have pid 0)
- * @state:	KLPC_PATCHED or KLPC_UNPATCHED
- * @blocker:	why the last stack check did not move the task, or NULL
- * @resume:	the task work queued to move it on its way to user space,
- *		or NULL (hooks.c)
- * @rcu:	for freeing after the handler is done with it
- */
-struct klpc_task {
-	struct hlist_node node;
-	struct task_struct *task;
-	pid_t pid;
-	int state;
-	const char *blocker;
-	struct callback_head *resume;
-	struct rcu_head rcu;
-};
-
-struct klpc_table {
-	unsigned int bits;
-	unsigned int nr;
-	unsigned int pending;
-	unsigned int moves[KLPC_MOVER_NR];
-	int target;
-	bool started;
-	bool lost;
-	struct llist_node free_node;
-	struct hlist_head heads[];
-};
-
-static struct klpc_table __rcu *klpc_table;
-static DEFINE_SPINLOCK(klpc_table_lock);
+struct klpc_table __rcu *klpc_table;
+DEFINE_SPINLOCK(klpc_table_lock);
 /* what a handler still in a finished transition answers */
-static int klpc_last_target = KLPC_UNDEFINED;
-/* the moves of the last transition, for /proc/klpc/stats */
-static unsigned int klpc_last_moves[KLPC_MOVER_NR];
-static LLIST_HEAD(klpc_dead_tables);
-
-/* the table, for callers holding klpc_table_lock or klpc_mutex */
-static struct klpc_table *klpc_table_locked(void)
-{
-	return rcu_dereference_protected(klpc_table, true);
-}
+int klpc_last_target = KLPC_UNDEFINED;
 
 static struct klpc_task *klpc_task_find(struct klpc_table *t,
 					struct task_struct *task)
 {
 	struct klpc_task *e;
 
-	hlist_for_each_entry_rcu_notrace(e, &t->heads[hash_32(task->pid, t->bits)],
-					 node)
+	hlist_for_each_entry_rcu_notrace(e, klpc_bucket(t, task), node)
 		if (e->task == task)
 			return e;
 	return NULL;
@@ -97,8 +63,15 @@ static struct klpc_task *klpc_task_find(struct klpc_table *t,
 static struct klpc_task *klpc_task_find_locked(struct task_struct *task,
 					       struct klpc_table **tp)
 {
+	lockdep_assert_held(&klpc_table_lock);
 	*tp = klpc_table_locked();
 	return *tp ? klpc_task_find(*tp, task) : NULL;
+}
+
+/* The state of a task without an entry: see the comment at the top. */
+static int klpc_missing_state(struct klpc_table *t)
+{
+	return READ_ONCE(t->started) ? READ_ONCE(t->target) : t->initial;
 }
 
 /**
@@ -106,10 +79,8 @@ static struct klpc_task *klpc_task_find_locked(struct task_struct *task,
  * @task:	the task, usually current
  *
  * Called from the ftrace handler, in any context, for a func in transition.
- * A task without an entry was forked when no entry could be allocated; it
- * started on a fresh stack and runs the target version.  A handler that
- * read a func just before its transition ended finds no table: every task
- * was in the final state by then.
+ * A handler that read a func just before its transition ended finds no
+ * table: every task was in the final state by then.
  *
  * Return: KLPC_PATCHED or KLPC_UNPATCHED.
  */
@@ -121,18 +92,19 @@ int notrace klpc_task_patch_state(struct task_struct *task)
 	if (!t)
 		return READ_ONCE(klpc_last_target);
 	e = klpc_task_find(t, task);
-	return e ? READ_ONCE(e->state) : READ_ONCE(t->target);
+	return e ? READ_ONCE(e->state) : klpc_missing_state(t);
 }
+
+
 
 static void klpc_task_insert(struct klpc_table *t, struct klpc_task *e,
 			     struct task_struct *task, int state)
 {
 	e->task = task;
-	e->pid = task->pid;
 	e->state = state;
 	e->blocker = NULL;
 	e->resume = NULL;
-	hlist_add_head_rcu(&e->node, &t->heads[hash_32(e->pid, t->bits)]);
+	hlist_add_head_rcu(&e->node, klpc_bucket(t, task));
 	t->nr++;
 	if (state != t->target)
 		t->pending++;
@@ -154,70 +126,57 @@ static bool klpc_task_move(struct klpc_table *t, struct klpc_task *e,
 	return --t->pending == 0;
 }
 
-/**
- * klpc_tasks_alloc() - create the table for a transition, with no entries
- * @target:	the patch state of the transition
- * @nr_tasks:	how many tasks there are, to size the table
- *
- * Return: 0 or -ENOMEM.
- */
-int klpc_tasks_alloc(int target, unsigned int nr_tasks)
-{
-	unsigned int bits = ilog2(roundup_pow_of_two(max(nr_tasks, 64U)));
-	struct klpc_table *t;
-
-	t = kvzalloc(struct_size(t, heads, 1U << bits), GFP_KERNEL);
-	if (!t)
-		return -ENOMEM;
-	t->bits = bits;
-	t->target = target;
-	WRITE_ONCE(klpc_last_target, target);
-	rcu_assign_pointer(klpc_table, t);
-	return 0;
-}
 
 /**
  * klpc_tasks_add() - give a task an entry in the initial state
  * @task:	the task
- * @e:		a preallocated entry
  *
- * The fork hook may have added the task already; then @e is not used.
+ * A hook may have added the task already; then nothing changes.
  *
- * Return: 1 if @e was used, 0 if not.
+ * Return: 0, or -EAGAIN if the pool ran out.
  */
-int klpc_tasks_add(struct task_struct *task, struct klpc_task *e)
+int klpc_tasks_add(struct task_struct *task)
 {
+	struct klpc_task *e;
 	struct klpc_table *t;
 	unsigned long flags;
-	int used = 0;
+	int ret = 0;
 
 	spin_lock_irqsave(&klpc_table_lock, flags);
 	t = klpc_table_locked();
 	if (t && !klpc_task_find(t, task)) {
-		klpc_task_insert(t, e, task, !t->target);
-		used = 1;
+		e = klpc_pool_get(t);
+		if (e)
+			klpc_task_insert(t, e, task, t->initial);
+		else
+			ret = -EAGAIN;
 	}
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
-	return used;
+	return ret;
 }
 
-/**
- * klpc_tasks_alloc_entry() - allocate an entry for klpc_tasks_add()
- *
- * Return: the entry or NULL.
+/*
+ * Give a new task an entry in the state of the task that created it,
+ * whose stack it copied.  A creator not in the table yet is in the
+ * initial state (the walk will add it), unless the table is lost.
  */
-struct klpc_task *klpc_tasks_alloc_entry(void)
+static bool klpc_task_add_child(struct klpc_table *t, struct klpc_task *e,
+				struct task_struct *parent,
+				struct task_struct *child)
 {
-	return kmalloc(sizeof(struct klpc_task), GFP_KERNEL);
-}
+	struct klpc_task *pe;
 
-/**
- * klpc_tasks_free_entry() - free an entry klpc_tasks_add() did not use
- * @e:	the entry
- */
-void klpc_tasks_free_entry(struct klpc_task *e)
-{
-	kfree(e);
+	if (klpc_task_find(t, child))
+		return false;
+	if (!e)
+		e = klpc_pool_get(t);
+	if (!e) {
+		t->lost = true;
+		return false;
+	}
+	pe = klpc_task_find(t, parent);
+	klpc_task_insert(t, e, child, pe ? pe->state : klpc_missing_state(t));
+	return true;
 }
 
 /**
@@ -225,15 +184,12 @@ void klpc_tasks_free_entry(struct klpc_task *e)
  * @parent:	the forking task
  * @child:	the new task, not yet runnable
  *
- * Every child gets an entry, so that a reversed transition cannot flip it
- * to the other state behind its back.  A child whose parent has no entry
- * starts in the target state: its stack is fresh, outside every patched
- * function.  If no entry can be had, the table is marked incomplete and
- * the transition can no longer be reversed.
+ * Called from sched_process_fork, where allocating is allowed: if the pool
+ * is empty, an entry is allocated (GFP_ATOMIC).
  */
 void klpc_task_fork(struct task_struct *parent, struct task_struct *child)
 {
-	struct klpc_task *pe, *e;
+	struct klpc_task *e = NULL;
 	struct klpc_table *t;
 	unsigned long flags;
 
@@ -241,22 +197,44 @@ void klpc_task_fork(struct task_struct *parent, struct task_struct *child)
 	 * The probe is always attached.  A table published after this check
 	 * is filled by a walk of the task list, where the child already is.
 	 */
-	if (!rcu_access_pointer(klpc_table))
+	t = rcu_dereference_sched(klpc_table);
+	if (!t)
 		return;
 	/* allocate outside the lock: an allocation may wake kswapd */
-	e = kmalloc(sizeof(*e), GFP_ATOMIC);
+	if (!READ_ONCE(t->pool)) {
+		e = kmalloc(sizeof(*e), GFP_ATOMIC | __GFP_NOWARN);
+		if (e)
+			e->dynamic = true;
+	}
 
 	spin_lock_irqsave(&klpc_table_lock, flags);
 	t = klpc_table_locked();
-	if (t && e && !klpc_task_find(t, child)) {
-		pe = klpc_task_find(t, parent);
-		klpc_task_insert(t, e, child, pe ? pe->state : t->target);
+	if (t && klpc_task_add_child(t, e, parent, child))
 		e = NULL;
-	} else if (t && !e) {
-		t->lost = true;
-	}
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
 	kfree(e);
+}
+
+/**
+ * klpc_task_woken_new() - a new task is about to run for the first time
+ * @task:	the task, whose runqueue is locked
+ *
+ * Called from sched_wakeup_new, which sees every new task, also those
+ * created without sched_process_fork (io_uring workers, create_io_thread()).
+ * It inherits the state of current, which created it.  No allocation
+ * here, under a runqueue lock: the entry comes from the pool.
+ */
+void klpc_task_woken_new(struct task_struct *task)
+{
+	struct klpc_table *t;
+
+	if (!rcu_access_pointer(klpc_table))
+		return;
+	spin_lock(&klpc_table_lock);
+	t = klpc_table_locked();
+	if (t)
+		klpc_task_add_child(t, NULL, current, task);
+	spin_unlock(&klpc_table_lock);
 }
 
 /*
@@ -373,6 +351,8 @@ void klpc_task_clear_resume(struct task_struct *task, struct callback_head *cb)
  * klpc_task_gone() - drop the entry of a task that is being freed
  * @task:	the task
  *
+ * The entry is unlinked, not freed: a handler may still walk over it.
+ *
  * Return: true if the task was the last one pending.
  */
 bool klpc_task_gone(struct task_struct *task)
@@ -396,11 +376,11 @@ bool klpc_task_gone(struct task_struct *task)
 			last = !--t->pending && t->started;
 		hlist_del_rcu(&e->node);
 		t->nr--;
+		e->next = t->dead;
+		t->dead = e;
+		t->dead_nr++;
 	}
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
-	/* outside the lock, which task_call_func() callers take under rq locks */
-	if (e)
-		kfree_rcu(e, rcu);
 	return last;
 }
 
@@ -411,8 +391,8 @@ bool klpc_task_gone(struct task_struct *task)
  *
  * Tasks already in @target stay; the others now have to move.
  *
- * Return: 0, or -ENOMEM if a reversal is refused because some task forked
- * during the transition has no entry and would silently change state.
+ * Return: 0, or -ENOMEM if a reversal is refused because some task has no
+ * entry and would silently change state.
  */
 int klpc_tasks_set_target(int target, bool force)
 {
@@ -446,17 +426,27 @@ out:
 
 /**
  * klpc_tasks_start() - let tasks move to the target state
+ * @refuse_lost:	do not start if some task has no entry
+ *
+ * A task created since the table was filled that got no entry would now
+ * flip from the initial to the target state without a check.
+ *
+ * Return: 0, or -ENOMEM if @refuse_lost and some task has no entry.
  */
-void klpc_tasks_start(void)
+int klpc_tasks_start(bool refuse_lost)
 {
 	struct klpc_table *t;
 	unsigned long flags;
+	int ret = 0;
 
 	spin_lock_irqsave(&klpc_table_lock, flags);
 	t = klpc_table_locked();
-	if (t)
-		t->started = true;
+	if (t && t->lost && refuse_lost)
+		ret = -ENOMEM;
+	else if (t)
+		WRITE_ONCE(t->started, true);
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
+	return ret;
 }
 
 /**
@@ -477,9 +467,30 @@ unsigned int klpc_tasks_pending(void)
 	return pending;
 }
 
+/* Take references on the pending tasks of one bucket; false when full. */
+static bool klpc_collect_bucket(struct klpc_table *t, unsigned int i,
+				struct task_struct **tasks, unsigned int *nr,
+				unsigned int max)
+{
+	struct klpc_task *e;
+
+	hlist_for_each_entry(e, &t->heads[i], node) {
+		if (e->state == t->target)
+			continue;
+		if (*nr == max)
+			return false;
+		get_task_struct(e->task);
+		tasks[(*nr)++] = e->task;
+	}
+	return true;
+}
+
 /**
  * klpc_tasks_collect() - take references on the tasks that have to move
  * @nr:	set to the number of tasks returned
+ *
+ * Called with klpc_mutex held, which keeps the table published: the lock
+ * is taken one bucket at a time, so interrupts stay off only briefly.
  *
  * Return: a kvmalloc'ed array of referenced tasks, or NULL.
  */
@@ -487,27 +498,24 @@ struct task_struct **klpc_tasks_collect(unsigned int *nr)
 {
 	struct task_struct **tasks;
 	struct klpc_table *t;
-	struct klpc_task *e;
 	unsigned int i, max;
 	unsigned long flags;
+	bool full = false;
 
+	lockdep_assert_held(&klpc_mutex);
 	*nr = 0;
+	t = klpc_table_locked();
+	if (!t)
+		return NULL;
 	max = klpc_tasks_pending() + 64;
 	tasks = kvmalloc_array(max, sizeof(*tasks), GFP_KERNEL);
 	if (!tasks)
 		return NULL;
-
-	spin_lock_irqsave(&klpc_table_lock, flags);
-	t = klpc_table_locked();
-	for (i = 0; t && i < (1U << t->bits); i++) {
-		hlist_for_each_entry(e, &t->heads[i], node) {
-			if (e->state == t->target || *nr == max)
-				continue;
-			get_task_struct(e->task);
-			tasks[(*nr)++] = e->task;
-		}
+	for (i = 0; !full && i < (1U << t->bits); i++) {
+		spin_lock_irqsave(&klpc_table_lock, flags);
+		full = !klpc_collect_bucket(t, i, tasks, nr, max);
+		spin_unlock_irqrestore(&klpc_table_lock, flags);
 	}
-	spin_unlock_irqrestore(&klpc_table_lock, flags);
 	return tasks;
 }
 
@@ -529,104 +537,12 @@ void klpc_task_set_blocker(struct task_struct *task, const char *why)
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
 }
 
-/**
- * klpc_tasks_retire() - unpublish the table once the transition is over
- *
- * The ftrace handler and the hooks run with preemption disabled and may
- * still look at the table on another CPU, also where RCU is not watching,
- * so it is only freed by klpc_tasks_reap().
- */
-void klpc_tasks_retire(void)
-{
-	struct klpc_table *t;
-	unsigned long flags;
 
-	spin_lock_irqsave(&klpc_table_lock, flags);
-	t = klpc_table_locked();
-	RCU_INIT_POINTER(klpc_table, NULL);
-	if (t)
-		memcpy(klpc_last_moves, t->moves, sizeof(klpc_last_moves));
-	spin_unlock_irqrestore(&klpc_table_lock, flags);
-	if (t)
-		llist_add(&t->free_node, &klpc_dead_tables);
-}
 
-/**
- * klpc_tasks_reap() - free the retired tables
- *
- * Waits until every CPU has scheduled, so that no handler or hook still
- * runs on them.  Must not run concurrently with itself.
- */
-void klpc_tasks_reap(void)
-{
-	struct llist_node *dead = llist_del_all(&klpc_dead_tables);
-	struct klpc_table *t, *next;
-	struct hlist_node *tmp;
-	struct klpc_task *e;
-	unsigned int i;
 
-	if (!dead)
-		return;
-	klpc_synchronize();
-	llist_for_each_entry_safe(t, next, dead, free_node) {
-		for (i = 0; i < (1U << t->bits); i++)
-			hlist_for_each_entry_safe(e, tmp, &t->heads[i], node)
-				kfree(e);
-		kvfree(t);
-	}
-}
 
-static const char *klpc_state_name(int state)
-{
-	return state == KLPC_PATCHED ? "patched" : "unpatched";
-}
 
-/**
- * klpc_tasks_show() - list the tasks that have yet to move
- * @m:	the seq_file of /proc/klpc/tasks
- *
- * One line per task: pid, comm, its patch state, and what blocks it.
- */
-void klpc_tasks_show(struct seq_file *m)
-{
-	struct klpc_table *t;
-	struct klpc_task *e;
-	unsigned long flags;
-	unsigned int i;
 
-	spin_lock_irqsave(&klpc_table_lock, flags);
-	t = klpc_table_locked();
-	for (i = 0; t && i < (1U << t->bits); i++) {
-		hlist_for_each_entry(e, &t->heads[i], node) {
-			if (e->state == t->target)
-				continue;
-			seq_printf(m, "%d %s %s %s\n", e->pid, e->task->comm,
-				   klpc_state_name(e->state),
-				   e->blocker ? e->blocker : "-");
-		}
-	}
-	spin_unlock_irqrestore(&klpc_table_lock, flags);
-}
 
-/**
- * klpc_tasks_stats() - the table's figures, for /proc/klpc/stats
- * @st:	filled in: all zero but @st->moves without a transition, which then
- *	are the last transition's
- */
-void klpc_tasks_stats(struct klpc_tasks_stats *st)
-{
-	struct klpc_table *t;
-	unsigned long flags;
 
-	memset(st, 0, sizeof(*st));
-	st->entry_bytes = sizeof(struct klpc_task);
-	spin_lock_irqsave(&klpc_table_lock, flags);
-	t = klpc_table_locked();
-	if (t) {
-		st->entries = t->nr;
-		st->pending = t->pending;
-		st->buckets = 1U << t->bits;
-	}
-	memcpy(st->moves, t ? t->moves : klpc_last_moves, sizeof(st->moves));
-	spin_unlock_irqrestore(&klpc_table_lock, flags);
-}
+

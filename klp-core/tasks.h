@@ -2,11 +2,11 @@
 #ifndef _KLPC_TASKS_H
 #define _KLPC_TASKS_H
 
+#include <linux/types.h>
 #include <klpc.h>
 
 struct callback_head;
 struct klpc_task;
-struct seq_file;
 struct task_struct;
 
 /* what moved a task, counted per transition in /proc/klpc/stats */
@@ -18,9 +18,8 @@ enum klpc_mover {
 };
 
 int klpc_tasks_alloc(int target, unsigned int nr_tasks);
-struct klpc_task *klpc_tasks_alloc_entry(void);
-void klpc_tasks_free_entry(struct klpc_task *e);
-int klpc_tasks_add(struct task_struct *task, struct klpc_task *e);
+int klpc_tasks_add(struct task_struct *task);
+void klpc_tasks_refill(void);
 void klpc_tasks_retire(void);
 void klpc_tasks_reap(void);
 
@@ -31,14 +30,15 @@ bool klpc_task_needs_resume(struct task_struct *task);
 bool klpc_task_set_resume(struct task_struct *task, struct callback_head *cb);
 void klpc_task_clear_resume(struct task_struct *task, struct callback_head *cb);
 void klpc_task_fork(struct task_struct *parent, struct task_struct *child);
+void klpc_task_woken_new(struct task_struct *task);
 bool klpc_task_gone(struct task_struct *task);
 void klpc_task_set_blocker(struct task_struct *task, const char *why);
 
 int klpc_tasks_set_target(int target, bool force);
 unsigned int klpc_tasks_pending(void);
-void klpc_tasks_start(void);
+int klpc_tasks_start(bool refuse_lost);
 struct task_struct **klpc_tasks_collect(unsigned int *nr);
-void klpc_tasks_show(struct seq_file *m);
+ssize_t klpc_tasks_show(char *buf, size_t size);
 
 struct klpc_tasks_stats {
 	unsigned int entries;

@@ -39,6 +39,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "core.h"
@@ -55,7 +56,11 @@ module_param(stall_reverse_secs, uint, 0644);
 MODULE_PARM_DESC(stall_reverse_secs,
 		 "reverse a transition still stalled after this many seconds (0: never)");
 
-#define KLPC_SIGNALS_TIMEOUT	(15 * HZ)
+static unsigned int signal_secs = 15;
+module_param(signal_secs, uint, 0644);
+MODULE_PARM_DESC(signal_secs,
+		 "send the tasks blocking a transition a fake signal every this many seconds (0: never)");
+
 #define KLPC_REPORT_INTERVAL	(10 * HZ)
 #define KLPC_RETRY_MIN_MS	10
 #define KLPC_RETRY_MAX_MS	1000
@@ -67,6 +72,8 @@ static unsigned int klpc_retry_ms;
 static bool klpc_do_exit_in_transition;
 static bool klpc_stall_reversed;
 static DEFINE_PER_CPU(struct work_struct, klpc_idle_work);
+/* woken when a transition ends */
+static DECLARE_WAIT_QUEUE_HEAD(klpc_transition_wq);
 
 static void klpc_transition_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(klpc_transition_work, klpc_transition_work_fn);
@@ -121,6 +128,30 @@ static void klpc_idle_work_fn(struct work_struct *work)
 	klpc_stack_try_switch(klpc_ksyms.idle_task(raw_smp_processor_id()));
 }
 
+/*
+ * The idle task of an offline CPU moves at once: when the CPU comes back,
+ * its idle task starts on a fresh stack (the built-in livepatch moves them
+ * at once too).  The caller holds cpus_read_lock().  Other idle tasks are
+ * checked from a work on their own CPU, the only place where they do not
+ * run, unless they happen not to run now.
+ */
+static void klpc_check_idle(struct task_struct *task, cpumask_t *idle_cpus)
+{
+	int cpu = task_cpu(task);
+
+	if (cpu_online(cpu)) {
+		if (klpc_ksyms.task_curr(task))
+			cpumask_set_cpu(cpu, idle_cpus);
+		else
+			klpc_stack_try_switch(task);
+		return;
+	}
+	/* the lockless part of the lookup wants preemption off */
+	preempt_disable();
+	klpc_task_switch_to(task, klpc_target_state, KLPC_MOVER_STACK);
+	preempt_enable();
+}
+
 static void klpc_check_tasks(void)
 {
 	struct task_struct **tasks, *task;
@@ -128,6 +159,7 @@ static void klpc_check_tasks(void)
 	cpumask_t idle_cpus;
 	int cpu;
 
+	klpc_tasks_refill();
 	/* none after a failed build; otherwise kept up to date as they change */
 	if (!klpc_stack_published() &&
 	    klpc_stack_build(klpc_transition_patch, klpc_target_state))
@@ -137,25 +169,26 @@ static void klpc_check_tasks(void)
 		return;
 
 	cpumask_clear(&idle_cpus);
+	/* no CPU comes or goes between the check of an idle task and its work */
+	cpus_read_lock();
 	for (i = 0; i < nr; i++) {
 		task = tasks[i];
-		if (is_idle_task(task) && task != current &&
-		    klpc_ksyms.task_curr(task)) {
-			cpumask_set_cpu(task_cpu(task), &idle_cpus);
+		if (is_idle_task(task)) {
+			klpc_check_idle(task, &idle_cpus);
 		} else {
 			klpc_stack_try_switch(task);
 			/* if it runs, or sleeps in a patched function */
 			klpc_resume_queue(task);
 		}
 		put_task_struct(task);
+		cond_resched();
 	}
 	kvfree(tasks);
 
-	cpus_read_lock();
-	for_each_cpu_and(cpu, &idle_cpus, cpu_online_mask)
+	for_each_cpu(cpu, &idle_cpus)
 		queue_work_on(cpu, system_highpri_wq,
 			      per_cpu_ptr(&klpc_idle_work, cpu));
-	for_each_cpu_and(cpu, &idle_cpus, cpu_online_mask)
+	for_each_cpu(cpu, &idle_cpus)
 		flush_work(per_cpu_ptr(&klpc_idle_work, cpu));
 	cpus_read_unlock();
 }
@@ -247,12 +280,13 @@ static void klpc_end_transition(bool completed)
 	if (completed) {
 		pr_notice("'%s': %s complete\n", patch->mod->name,
 			  klpc_state_verb(state));
-		/* a forced patch may still run in some task: never let it go */
-		if (state == KLPC_UNPATCHED && !patch->forced)
+		/* a forced patch keeps a reference of its own */
+		if (state == KLPC_UNPATCHED)
 			module_put(patch->mod);
 	}
 	klpc_target_state = KLPC_UNDEFINED;
 	WRITE_ONCE(klpc_transition_patch, NULL);
+	wake_up_all(&klpc_transition_wq);
 
 	klpc_tasks_retire();
 	klpc_stack_clear();
@@ -284,49 +318,29 @@ static unsigned int klpc_count_tasks(void)
 }
 
 /*
- * Give every task alive now an entry.  The fork hook is attached already,
- * so a task that is not on the task list yet gets its entry when it forks;
- * a task seen here cannot be freed before the walk ends (RCU), so the free
- * hook removes its entry afterwards.
+ * Give every task alive now an entry.  The fork and wake-up hooks are
+ * attached already, so a task that is not on the task list yet gets its
+ * entry from them; a task seen here cannot be freed before the walk ends
+ * (RCU), so the free hook removes its entry afterwards.  The entries come
+ * from the pool klpc_tasks_alloc() filled: nothing is allocated here.
  */
-static int klpc_populate_tasks(unsigned int max)
+static int klpc_populate_tasks(void)
 {
-	struct klpc_task **pool;
 	struct task_struct *g, *t;
-	unsigned int used = 0, n = 0;
 	int cpu, ret = 0;
-
-	pool = kvcalloc(max, sizeof(*pool), GFP_KERNEL);
-	if (!pool)
-		return -ENOMEM;
-	for (n = 0; n < max; n++) {
-		pool[n] = klpc_tasks_alloc_entry();
-		if (!pool[n]) {
-			ret = -ENOMEM;
-			goto out;
-		}
-	}
 
 	rcu_read_lock();
 	for_each_process_thread(g, t) {
-		if (used == max) {
-			ret = -EAGAIN;
+		ret = klpc_tasks_add(t);
+		if (ret)
 			break;
-		}
-		used += klpc_tasks_add(t, pool[used]);
 	}
 	rcu_read_unlock();
 	for_each_possible_cpu(cpu) {
-		if (ret || used == max) {
-			ret = ret ?: -EAGAIN;
+		if (ret)
 			break;
-		}
-		used += klpc_tasks_add(klpc_ksyms.idle_task(cpu), pool[used]);
+		ret = klpc_tasks_add(klpc_ksyms.idle_task(cpu));
 	}
-out:
-	while (n > used)
-		klpc_tasks_free_entry(pool[--n]);
-	kvfree(pool);
 	return ret;
 }
 
@@ -370,7 +384,7 @@ int klpc_init_transition(struct klpc_patch *patch, int state)
 		ret = klpc_tasks_alloc(state, nr);
 		if (ret)
 			break;
-		ret = klpc_populate_tasks(nr);
+		ret = klpc_populate_tasks();
 		if (!ret)
 			break;
 		klpc_tasks_retire();
@@ -423,14 +437,28 @@ void klpc_cancel_transition(void)
  *
  * The first check round follows in the transition work, once the caller
  * has dropped klpc_mutex; klpc_transition_flush() waits for it.
+ *
+ * Return: 0, or -ENOMEM if patching and a task created since the table
+ * was filled has no entry; then nothing started, and the caller cancels.
+ * Unpatching cannot fail: such a task only costs the transition its
+ * reversal, as it would after the start.
  */
-void klpc_start_transition(void)
+int klpc_start_transition(void)
 {
-	klpc_tasks_start();
-	pr_notice("'%s': starting %s transition\n",
-		  klpc_transition_patch->mod->name,
+	struct klpc_patch *patch = klpc_transition_patch;
+	int ret;
+
+	ret = klpc_tasks_start(klpc_target_state == KLPC_PATCHED);
+	if (ret) {
+		pr_err("'%s': cannot start the %s transition: a new task got no state (%d)\n",
+		       patch->mod->name, klpc_state_verb(klpc_target_state),
+		       ret);
+		return ret;
+	}
+	pr_notice("'%s': starting %s transition\n", patch->mod->name,
 		  klpc_state_verb(klpc_target_state));
 	klpc_transition_kick();
+	return 0;
 }
 
 /**
@@ -448,6 +476,18 @@ void klpc_transition_flush(void)
 	flush_work(&klpc_transition_work.work);
 }
 
+/**
+ * klpc_transition_wait() - wait until a patch's transition has ended
+ * @patch:	the patch seen in transition, with klpc_mutex held
+ *
+ * Called without klpc_mutex.
+ */
+void klpc_transition_wait(struct klpc_patch *patch)
+{
+	wait_event(klpc_transition_wq,
+		   READ_ONCE(klpc_transition_patch) != patch);
+}
+
 static void klpc_schedule_retry(void)
 {
 	mod_delayed_work(system_highpri_wq, &klpc_transition_work,
@@ -455,27 +495,36 @@ static void klpc_schedule_retry(void)
 	klpc_retry_ms = min(klpc_retry_ms * 2, KLPC_RETRY_MAX_MS);
 }
 
+/* whether @secs seconds (0: never) have passed since @since */
+static bool klpc_secs_after(unsigned long now, unsigned long since,
+			    unsigned int secs)
+{
+	return secs && time_after_eq(now, since + (unsigned long)secs * HZ);
+}
+
 static void klpc_transition_stalled(void)
 {
+	struct klpc_patch *patch = klpc_transition_patch;
 	unsigned long now = jiffies;
 
 	if (time_after(now, klpc_last_report + KLPC_REPORT_INTERVAL)) {
 		klpc_last_report = now;
 		pr_info("'%s': %u tasks still blocking the %s transition after %u s (see /proc/klpc/tasks)\n",
-			klpc_transition_patch->mod->name, klpc_tasks_pending(),
+			patch->mod->name, klpc_tasks_pending(),
 			klpc_state_verb(klpc_target_state),
 			jiffies_to_msecs(now - klpc_started) / 1000);
 	}
-	if (time_after(now, klpc_started + KLPC_SIGNALS_TIMEOUT) &&
-	    time_after(now, klpc_last_signals + HZ)) {
+	/* every signal_secs, 15 s by default, as upstream's docs suggest */
+	if (klpc_secs_after(now, klpc_last_signals, READ_ONCE(signal_secs))) {
 		klpc_last_signals = now;
 		klpc_send_signals();
 	}
-	if (stall_reverse_secs && !klpc_stall_reversed &&
-	    time_after(now, klpc_started + stall_reverse_secs * HZ)) {
+	/* a patch whose module is going must end unpatched */
+	if (!klpc_stall_reversed && !patch->going &&
+	    klpc_secs_after(now, klpc_started, READ_ONCE(stall_reverse_secs))) {
 		pr_warn("'%s': %s transition stalled for %u s, reversing it\n",
-			klpc_transition_patch->mod->name,
-			klpc_state_verb(klpc_target_state), stall_reverse_secs);
+			patch->mod->name, klpc_state_verb(klpc_target_state),
+			jiffies_to_msecs(now - klpc_started) / 1000);
 		if (!klpc_reverse_transition())
 			klpc_stall_reversed = true;
 	}
@@ -536,23 +585,39 @@ int klpc_reverse_transition(void)
 	return 0;
 }
 
+/*
+ * A forced patch holds one reference on its module for good, besides the
+ * one an enabled patch holds; so enabling and disabling it later keeps
+ * the count right.
+ */
+static void klpc_pin_forced(struct klpc_patch *patch)
+{
+	if (patch->forced)
+		return;
+	patch->forced = true;
+	__module_get(patch->mod);
+}
+
 /**
  * klpc_force_transition() - move every remaining task at once
  *
  * Called with klpc_mutex held.  Tasks may still be running the code they
- * are moved away from, so every patch is marked as forced and its module
- * can never be removed.
+ * are moved away from: that of the patch in transition, or of an enabled
+ * patch below it.  Those are marked as forced and their modules can never
+ * be removed.  A disabled patch has no code left on any stack and stays
+ * removable.
  */
 void klpc_force_transition(void)
 {
 	struct klpc_patch *patch;
 
-	pr_warn("'%s': forcing %u tasks to the %s state; they may run mixed versions, and no patch module can be removed any more\n",
+	pr_warn("'%s': forcing %u tasks to the %s state; they may run mixed versions, and the modules of the enabled patches can never be removed\n",
 		klpc_transition_patch->mod->name, klpc_tasks_pending(),
 		klpc_target_state == KLPC_PATCHED ? "patched" : "unpatched");
 	klpc_tasks_set_target(klpc_target_state, true);
 	list_for_each_entry(patch, &klpc_patches, list)
-		patch->forced = true;
+		if (patch->enabled || patch == klpc_transition_patch)
+			klpc_pin_forced(patch);
 	klpc_end_transition(true);
 }
 

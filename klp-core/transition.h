@@ -11,11 +11,12 @@ extern struct klpc_patch *klpc_transition_patch;
 
 int klpc_init_transition(struct klpc_patch *patch, int state);
 void klpc_cancel_transition(void);
-void klpc_start_transition(void);
+int klpc_start_transition(void);
 int klpc_reverse_transition(void);
 void klpc_force_transition(void);
 void klpc_transition_kick(void);
 void klpc_transition_flush(void);
+void klpc_transition_wait(struct klpc_patch *patch);
 void klpc_task_exiting(struct task_struct *task);
 void klpc_transition_refresh(void);
 void klpc_transition_init(void);

@@ -13,7 +13,8 @@ set -eu
 TESTS_DIR=$(cd "$(dirname "$0")" && pwd)
 FILTER=${1:-${KLPC_FILTER:-}}
 DEFAULT_TIMEOUT=${KLPC_TEST_TIMEOUT:-120}
-KERNEL_BAD='WARNING:|BUG:|Oops|general protection|Kernel panic|kernel BUG at'
+# slub_debug's reports start 'BUG <cache> (...): Poison overwritten' etc.
+KERNEL_BAD='WARNING:|BUG:|BUG [^ ]+ \(|Oops|general protection|Kernel panic|kernel BUG at|refcount_t|Poison overwritten|Redzone overwritten|Object padding overwritten|Freepointer corrupt|list_(add|del) corruption|UBSAN:'
 WORK=$(mktemp -d /tmp/klpc-tests.XXXXXX)
 PASSED=0
 FAILED=0

@@ -25,6 +25,8 @@ assert_file_eq "$d/transition" 0
 assert_mode "$d/replace" -r--r--r--
 assert_file_eq "$d/replace" 0
 assert_mode "$d/force" --w-------
+assert_mode "$d/forced" -r--r--r--
+assert_file_eq "$d/forced" 0
 assert_mode "$d/vmlinux" drwxr-xr-x
 assert_mode "$d/vmlinux/patched" -r--r--r--
 assert_file_eq "$d/vmlinux/patched" 1

@@ -1,9 +1,17 @@
 #!/bin/sh
 # 'force' completes a transition a sleeper blocks, warns loudly, and pins
-# the patch module for good.  It leaves klpc loaded: keep this test last.
+# the modules of the patches whose code tasks may still run (the one in
+# transition, the enabled ones) with one reference each, for good; a
+# disabled patch stays removable, and later enables and disables of a
+# forced patch keep its module's count right.  It leaves klpc loaded:
+# keep this test last.
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"
+
+refcnt() {
+	cat "/sys/module/$(modname "$1")/refcnt"
+}
 
 klpc_core_load
 load klpc-cm-target
@@ -13,6 +21,13 @@ wait_transition klpc_cm_patch
 
 expect_write_error "$d/force" 1 EINVAL
 expect_write_error "$d/force" 0 EINVAL
+
+# a disabled patch above the one that will be forced
+load klpc-sample
+wait_transition klpc_sample
+disable_patch klpc_sample
+assert_eq 0 "$(refcnt klpc-sample)" "klpc_sample's refcnt while disabled"
+assert_eq 1 "$(refcnt klpc-cm-patch)" "klpc_cm_patch's refcnt while enabled"
 
 start_sleeper
 sleeper=$SLEEPER
@@ -30,5 +45,21 @@ assert_eq "" "$(tasks_blocking)" "/proc/klpc/tasks after force"
 
 write_sysfs 1 /proc/klpc_cm_sleep
 wait "$sleeper"
+
+# the forced patch holds one reference for good, the disabled one none
+assert_eq 1 "$(refcnt klpc-cm-patch)" "klpc_cm_patch's refcnt after force"
+assert_file_eq "$d/forced" 1
+assert_file_eq "$(patch_dir klpc_sample)/forced" 0
+assert_eq 0 "$(refcnt klpc-sample)" "klpc_sample's refcnt after force"
+enable_patch klpc_cm_patch
+assert_eq 2 "$(refcnt klpc-cm-patch)" "klpc_cm_patch's refcnt enabled again"
+enable_patch klpc_sample
+assert_eq 1 "$(refcnt klpc-sample)" "klpc_sample's refcnt enabled again"
+disable_patch klpc_sample
+assert_eq 0 "$(refcnt klpc-sample)" "klpc_sample's refcnt disabled again"
+unload klpc-sample
+disable_patch klpc_cm_patch
+assert_eq 1 "$(refcnt klpc-cm-patch)" "klpc_cm_patch's refcnt disabled again"
+
 expect_fail rmmod klpc_cm_patch
 is_loaded klpc-cm-patch || die "a forced patch module was removed"

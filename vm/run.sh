@@ -17,7 +17,11 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tools/lib.sh
 . "$ROOT/tools/lib.sh"
 
-KERNEL_BAD=('Kernel panic' 'WARNING:' 'BUG:' 'Oops' 'general protection')
+# grep -E patterns; slub_debug's reports start 'BUG <cache> (...): ...'
+KERNEL_BAD=('Kernel panic' 'WARNING:' 'BUG:' 'BUG [^ ]+ \(' 'Oops'
+	'general protection' 'refcount_t' 'Poison overwritten'
+	'Redzone overwritten' 'Object padding overwritten'
+	'Freepointer corrupt' 'list_(add|del) corruption' 'UBSAN:')
 QEMU_PIDFILE=
 
 default_timeout() {
@@ -100,7 +104,10 @@ build_overlay() {
 }
 
 cmdline() {
-	local s="console=ttyS0 loglevel=5 panic=-1 klpc.mode=$1"
+	# slub_debug: red zones, poisoning and sanity checks on every slab,
+	# so a use-after-free or an overrun shows in the log (Debian's
+	# kernel has SLUB_DEBUG=y, off by default)
+	local s="console=ttyS0 loglevel=5 panic=-1 slub_debug=FZPU klpc.mode=$1"
 	[ -z "${KLPC_FILTER:-}" ] || s="$s klpc.filter=$KLPC_FILTER"
 	echo "$s"
 }
@@ -144,7 +151,7 @@ scan_log() {
 		n=$((n + 1))
 	fi
 	for re in "${KERNEL_BAD[@]}"; do
-		grep -q -- "$re" "$log" || continue
+		grep -q -E -- "$re" "$log" || continue
 		msg "FAIL: '$re' in the console log:"
 		show_matches "$log" "$re"
 		n=$((n + 1))
