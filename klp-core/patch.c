@@ -18,6 +18,7 @@
 #include <linux/ftrace.h>
 #include <linux/hashtable.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 
@@ -58,6 +59,15 @@ static struct ftrace_ops klpc_fops = {
 	.func	= klpc_ftrace_handler,
 	.flags	= FTRACE_OPS_FL_DYNAMIC | FTRACE_OPS_FL_IPMODIFY,
 };
+
+/*
+ * ftrace direct calls (BPF fentry/fexit/fmod_ret trampolines,
+ * register_ftrace_direct()): their table, looked up with the unexported
+ * ftrace_find_rec_direct(), and direct_mutex, which every attachment of one
+ * holds while it adds to that table.  NULL without direct calls.
+ */
+static unsigned long (*klpc_find_rec_direct)(unsigned long ip);
+static struct mutex *klpc_direct_mutex;
 
 static struct klpc_ops *klpc_find_ops(unsigned long ip)
 {
@@ -179,6 +189,20 @@ static unsigned long klpc_find_conflict(unsigned long *ips, unsigned int nr)
 	return ips[0];
 }
 
+/* The first of @ips that has a direct call, or 0; direct_mutex held. */
+static unsigned long klpc_find_direct(const unsigned long *ips,
+				      unsigned int nr)
+{
+	unsigned int i;
+
+	if (!klpc_find_rec_direct)
+		return 0;
+	for (i = 0; i < nr; i++)
+		if (klpc_find_rec_direct(ips[i]))
+			return ips[i];
+	return 0;
+}
+
 /*
  * ftrace reads the flags of a registered ops under ftrace_lock, which
  * ftrace_set_filter_ips() takes: PERMANENT set before the update is seen by
@@ -194,13 +218,35 @@ static void klpc_fops_set_permanent(bool permanent)
 		klpc_fops.flags &= ~FTRACE_OPS_FL_PERMANENT;
 }
 
-static int klpc_ftrace_add(unsigned long *ips, unsigned int nr)
+/*
+ * Add @ips to the filter of klpc's ops, all or none.
+ *
+ * An address with an ftrace direct call (a BPF trampoline) is refused with
+ * -EBUSY and returned in *@direct.  Registering an IPMODIFY ops asks the
+ * owner of each direct call on its functions to share them
+ * (prepare_direct_functions_for_ipmodify(): a BPF trampoline is rebuilt to
+ * continue at the address the handler sets; a direct call that cannot
+ * share fails the registration), but adding an address to the filter of an
+ * ops already registered asks nobody: the direct call would go on running
+ * the original function while the patch reads enabled.  direct_mutex keeps
+ * a direct call from being attached between the check and the update; one
+ * attached afterwards finds the address marked IPMODIFY, and ftrace makes
+ * it share the function or refuses it.
+ */
+static int klpc_ftrace_add(unsigned long *ips, unsigned int nr,
+			   unsigned long *direct)
 {
 	bool first = hash_empty(klpc_ops_table);
-	int ret;
+	int ret = -EBUSY;
 
+	*direct = 0;
 	if (!nr)
 		return 0;
+	if (klpc_direct_mutex)
+		mutex_lock(klpc_direct_mutex);
+	*direct = klpc_find_direct(ips, nr);
+	if (*direct)
+		goto unlock;
 	if (first)
 		klpc_fops_set_permanent(true);
 	ret = ftrace_set_filter_ips(&klpc_fops, ips, nr, 0, 0);
@@ -211,6 +257,9 @@ static int klpc_ftrace_add(unsigned long *ips, unsigned int nr)
 	}
 	if (ret && first)
 		klpc_fops_set_permanent(false);
+unlock:
+	if (klpc_direct_mutex)
+		mutex_unlock(klpc_direct_mutex);
 	return ret;
 }
 
@@ -277,24 +326,32 @@ static unsigned int klpc_count_funcs(struct klpc_patch *patch,
 	return nr;
 }
 
+/*
+ * One message for a failed filter update: the function that has a direct
+ * call (@direct) or that another IPMODIFY user owns, if there is one.
+ */
 static void klpc_report_failure(struct klpc_patch *patch,
-				unsigned long *ips, unsigned int nr, int ret)
+				unsigned long *ips, unsigned int nr,
+				unsigned long direct, int ret)
 {
 	struct klpc_object *obj;
 	struct klpc_func *func;
 	bool ftrace_off = !READ_ONCE(*klpc_ksyms.ftrace_enabled);
-	unsigned long bad = 0;
+	const char *why = "is already redirected by another ftrace user (livepatch or kprobe)";
+	unsigned long bad = direct;
 
-	if (ret == -EBUSY && !ftrace_off)
+	if (direct)
+		why = "has an ftrace direct call (BPF trampoline) attached";
+	else if (ret == -EBUSY && !ftrace_off)
 		bad = klpc_find_conflict(ips, nr);
 
 	klpc_for_each_object(patch, obj) {
 		klpc_for_each_func(obj, func) {
 			if (!bad || func->old_ip != bad)
 				continue;
-			pr_err("patch '%s': object '%s': function '%s' is already redirected by another ftrace user (livepatch or kprobe) (%d)\n",
+			pr_err("patch '%s': object '%s': function '%s' %s (%d)\n",
 			       patch->mod->name, klpc_obj_name(obj),
-			       func->old_name, ret);
+			       func->old_name, why, ret);
 			return;
 		}
 	}
@@ -315,7 +372,7 @@ static int klpc_patch_objs(struct klpc_patch *patch, struct klpc_object *only)
 	struct klpc_ops **new_ops, *ops;
 	struct klpc_object *obj;
 	struct klpc_func *func;
-	unsigned long *ips;
+	unsigned long *ips, direct;
 	int ret = -ENOMEM;
 
 	if (!max)
@@ -341,9 +398,9 @@ static int klpc_patch_objs(struct klpc_patch *patch, struct klpc_object *only)
 		}
 	}
 
-	ret = klpc_ftrace_add(ips, nr);
+	ret = klpc_ftrace_add(ips, nr, &direct);
 	if (ret) {
-		klpc_report_failure(patch, ips, nr, ret);
+		klpc_report_failure(patch, ips, nr, direct, ret);
 		goto out;
 	}
 
@@ -510,15 +567,48 @@ struct klpc_func *klpc_func_below(struct klpc_func *func)
 	return list_next_entry(func, stack_node);
 }
 
+/*
+ * Find what klpc needs to see direct calls.  Only this file uses them,
+ * hence not in klpc_ksyms; and klpc_find_symbol(), unlike a plain lookup,
+ * refuses a name that is not unique, which a static variable such as
+ * direct_mutex need not be.
+ */
+static int klpc_direct_init(void)
+{
+	unsigned long find_rec, mutex;
+	const char *name = "ftrace_find_rec_direct";
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS))
+		return 0;
+	ret = klpc_find_symbol(NULL, name, 0, &find_rec);
+	if (!ret) {
+		name = "direct_mutex";
+		ret = klpc_find_symbol(NULL, name, 0, &mutex);
+	}
+	if (ret) {
+		pr_err("kernel symbol '%s' not found or not unique (%d)\n",
+		       name, ret);
+		return -ENOENT;
+	}
+	klpc_find_rec_direct = (void *)find_rec;
+	klpc_direct_mutex = (struct mutex *)mutex;
+	return 0;
+}
+
 /**
  * klpc_patch_init() - register klpc's ftrace_ops, on the anchor alone
  *
- * Return: 0, or an error from ftrace, after a message.
+ * Return: 0, or an error from ftrace or a missing kernel symbol, after a
+ * message.
  */
 int klpc_patch_init(void)
 {
 	int ret;
 
+	ret = klpc_direct_init();
+	if (ret)
+		return ret;
 	klpc_anchor_ip =
 		klpc_ksyms.ftrace_location((unsigned long)klpc_ftrace_anchor);
 	ret = klpc_anchor_ip ? 0 : -ENOENT;
