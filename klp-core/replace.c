@@ -12,8 +12,12 @@
  * When that transition completes, the replaced patches leave the func
  * stacks without a transition of their own (no task runs their code any
  * more), become disabled for good and can be removed; the nops go too,
- * since the original function is what an empty func stack runs.  If the
- * transition is reversed instead, the nops go and nothing else changes.
+ * since the original function is what an empty func stack runs.  As
+ * upstream, this happens before the replace patch's post-patch callbacks,
+ * but the patches that were enabled stay on klpc_patches until those
+ * callbacks have run: klpc_get_prev_state() finds their states there.  If
+ * the transition is reversed instead, the nops go and nothing else
+ * changes.
  *
  * The nops exist only while the replace patch is in transition, so the
  * names they point to, owned by the enabled (hence pinned) patch modules
@@ -196,21 +200,32 @@ void klpc_free_nops(struct klpc_patch *patch)
 	}
 }
 
-/* Take one patch off the stacks for good; its module becomes removable. */
+/*
+ * Take one patch off the stacks for good; its module becomes removable.
+ * An enabled one stays listed, for klpc_replace_unlist() to move; one
+ * that was disabled already holds no state and leaves klpc_patches now,
+ * so that klpc_get_prev_state() cannot take it for a replaced patch.
+ */
 static void klpc_retire_patch(struct klpc_patch *patch, struct klpc_patch *by)
 {
 	struct klpc_object *obj;
+	bool was_enabled = patch->enabled;
 
-	if (patch->enabled) {
+	if (was_enabled) {
 		klpc_unpatch_objects(patch);
 		patch->enabled = false;
-		/* a forced patch keeps a reference of its own */
+		/*
+		 * A forced patch keeps a reference of its own.  The module
+		 * may now be on its way out, but its removal waits for
+		 * klpc_mutex, held until the patch is unlisted.
+		 */
 		module_put(patch->mod);
 	}
 	klpc_for_each_object(patch, obj)
 		klpc_free_object_loaded(obj);
 	patch->replaced = true;
-	list_move_tail(&patch->list, &klpc_replaced_patches);
+	if (!was_enabled)
+		list_move_tail(&patch->list, &klpc_replaced_patches);
 	pr_notice("patch '%s' replaced by '%s'\n", patch->mod->name,
 		  by->mod->name);
 }
@@ -220,9 +235,11 @@ static void klpc_retire_patch(struct klpc_patch *patch, struct klpc_patch *by)
  * @patch:	the replace patch
  * @state:	the state its transition ended in
  *
- * Called with klpc_mutex held, once no func of @patch is in transition.
- * Every task runs what @patch wants: if that is @patch itself, every
- * other patch is retired; either way the nops go.
+ * Called with klpc_mutex held, once no func of @patch is in transition,
+ * before its post-(un)patch callbacks.  Every task runs what @patch wants:
+ * if that is @patch itself, every other patch is retired (those that were
+ * enabled stay listed until klpc_replace_unlist()); either way the nops
+ * go.
  */
 void klpc_replace_complete(struct klpc_patch *patch, int state)
 {
@@ -235,4 +252,24 @@ void klpc_replace_complete(struct klpc_patch *patch, int state)
 		klpc_unpatch_nops(patch);
 	}
 	klpc_free_nops(patch);
+}
+
+/**
+ * klpc_replace_unlist() - let go of the patches a replace patch retired
+ *
+ * Called with klpc_mutex held at the end of a replace patch's transition,
+ * after its post-(un)patch callbacks.  Until then the patches it took over
+ * stayed on klpc_patches, disabled and flagged 'replaced', so that the
+ * callbacks could take their states over with klpc_get_prev_state(), as
+ * upstream keeps them listed until after post_patch.  From now on only the
+ * removal of their modules looks at them.  After a reversed transition
+ * there are none.
+ */
+void klpc_replace_unlist(void)
+{
+	struct klpc_patch *old, *tmp;
+
+	list_for_each_entry_safe(old, tmp, &klpc_patches, list)
+		if (old->replaced)
+			list_move_tail(&old->list, &klpc_replaced_patches);
 }

@@ -11,5 +11,6 @@ extern struct list_head klpc_replaced_patches;
 int klpc_add_nops(struct klpc_patch *patch);
 void klpc_free_nops(struct klpc_patch *patch);
 void klpc_replace_complete(struct klpc_patch *patch, int state);
+void klpc_replace_unlist(void);
 
 #endif /* _KLPC_REPLACE_H */

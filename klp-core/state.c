@@ -4,7 +4,9 @@
  *
  * A patch lists the system states it changes (&struct klpc_state: an id
  * and a version).  Its callbacks find the state of an older patch with
- * klpc_get_prev_state() and take its data over.  The version rules are
+ * klpc_get_prev_state() and take its data over: a replace patch's pre-patch
+ * callbacks may prepare for that, its post-patch callbacks may complete it,
+ * while the patches it replaces are still listed.  The version rules are
  * upstream's: a patch may only load if it handles every state an enabled
  * patch set up with at least the same version, and a replace patch,
  * which takes every enabled patch's place, must also carry every such
@@ -49,8 +51,23 @@ EXPORT_SYMBOL_GPL(klpc_get_state);
  * klpc_get_prev_state() - the state that the patch in transition replaces
  * @id:		the state's id
  *
- * Meant for the callbacks of the patch in transition: finds the state
- * @id of the most recent enabled patch below it.
+ * Meant for the callbacks of the patch in transition: finds the state @id
+ * of the most recent patch below it that holds its states, which is a
+ * patch that was enabled when the transition started:
+ *
+ * - an enabled patch;
+ * - a patch that this very transition, a replace patch's, has just
+ *   retired: as upstream, it left the func stacks and reads 'enabled' 0
+ *   before the replace patch's post-patch callbacks run, but it stays on
+ *   klpc_patches, flagged 'replaced', until they have run, so that they
+ *   can take its states over.
+ *
+ * A disabled patch does not count, although klpc keeps it registered (and
+ * a replace patch enabled above it retires it too): its post-unpatch
+ * callbacks undid its states, and may have freed their data.  Upstream
+ * frees a disabled patch, so it has no such rule and does not look at
+ * 'enabled'.  A replace transition that is reversed retires nothing: its
+ * post-unpatch callbacks find the patches below it still enabled.
  *
  * Return: the state, or NULL if no such patch declares it, or if no patch
  * is in transition.
@@ -65,7 +82,8 @@ struct klpc_state *klpc_get_prev_state(unsigned long id)
 	list_for_each_entry(patch, &klpc_patches, list) {
 		if (patch == target)
 			break;
-		if (!patch->enabled)
+		/* listed and replaced: retired by this transition */
+		if (!patch->enabled && !patch->replaced)
 			continue;
 		state = klpc_get_state(patch, id);
 		if (state)

@@ -276,6 +276,9 @@ static void klpc_end_transition(bool completed)
 	if (patch->replace)
 		klpc_replace_complete(patch, state);
 	klpc_post_callbacks(patch, state);
+	/* only now: post_patch takes the replaced patches' states over */
+	if (patch->replace)
+		klpc_replace_unlist();
 
 	if (completed) {
 		pr_notice("'%s': %s complete\n", patch->mod->name,

@@ -19,9 +19,12 @@
 CB_DEMO=klpc_test_cb_demo
 CB_DEMO2=klpc_test_cb_demo2
 
+# the modules whose lines cb_lines keeps (a regex; other tests set their own)
+CB_MODULES='klpc_test_cb_[a-z0-9_]*'
+
 # klpc's messages that place the callbacks: enabling, starting, completing,
 # reversing, applying to and reverting from a module, replacing, failures
-CB_KLPC_LINES="^klpc: (enabling patch |failed to enable patch |(applying|reverting) patch |patch '[^']*' replaced by |patch '[^']*': pre-patch callback failed|patch '[^']*' failed for module |'[^']*': (starting (un)?patching transition|(un)?patching complete|reversing transition))"
+CB_KLPC_LINES="^klpc: (enabling patch |failed to enable patch |(applying|reverting) patch |patch '[^']*' replaced by |patch '[^']*': pre-patch callback failed|patch '[^']*' failed for module |patch '[^']*': not compatible with |'[^']*': (starting (un)?patching transition|(un)?patching complete|reversing transition))"
 
 # cb_start: klpc loaded, none of the callback test modules loaded, the
 # original /proc/cmdline in CB_CMDLINE, and the mark cb_lines starts from.
@@ -100,7 +103,7 @@ cb_param() {
 # since cb_start, without timestamps.
 cb_lines() {
 	dmesg_since_mark | sed 's/^\[[^]]*\] //' |
-		grep -E "^klpc-cb: % |^klpc_test_cb_[a-z0-9_]*: |$CB_KLPC_LINES" |
+		grep -E "^klpc-cb: % |^($CB_MODULES): |$CB_KLPC_LINES" |
 		sed 's/^klpc-cb: //'
 }
 
