@@ -30,7 +30,6 @@ static struct klpc_patch *to_patch(struct kobject *kobj)
 	return container_of(kobj, struct klpc_patch, kobj);
 }
 
-
 static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 			     const char *buf, size_t count)
 {

@@ -95,8 +95,6 @@ int notrace klpc_task_patch_state(struct task_struct *task)
 	return e ? READ_ONCE(e->state) : klpc_missing_state(t);
 }
 
-
-
 static void klpc_task_insert(struct klpc_table *t, struct klpc_task *e,
 			     struct task_struct *task, int state)
 {
@@ -125,7 +123,6 @@ static bool klpc_task_move(struct klpc_table *t, struct klpc_task *e,
 	t->moves[who]++;
 	return --t->pending == 0;
 }
-
 
 /**
  * klpc_tasks_add() - give a task an entry in the initial state
@@ -536,13 +533,3 @@ void klpc_task_set_blocker(struct task_struct *task, const char *why)
 		e->blocker = why;
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
 }
-
-
-
-
-
-
-
-
-
-
