@@ -116,6 +116,16 @@ static bool klpc_resume_match(struct callback_head *cb, void *data)
 	return cb->func == klpc_resume_fn;
 }
 
+static int klpc_resume_cancel(struct task_struct *t, void *arg)
+{
+	struct callback_head *cb;
+
+	while ((cb = klpc_ksyms.task_work_cancel_match(t, klpc_resume_match,
+						       NULL)))
+		klpc_resume_free(cb);
+	return 0;
+}
+
 /**
  * klpc_resume_cancel_all() - take back the works no task has run yet
  *
@@ -125,18 +135,8 @@ static bool klpc_resume_match(struct callback_head *cb, void *data)
  */
 void klpc_resume_cancel_all(void)
 {
-	struct task_struct *g, *t;
-	struct callback_head *cb;
-
-	if (!atomic_read(&klpc_resumes))
-		return;
-	rcu_read_lock();
-	for_each_process_thread(g, t)
-		while ((cb = klpc_ksyms.task_work_cancel_match(t,
-							       klpc_resume_match,
-							       NULL)))
-			klpc_resume_free(cb);
-	rcu_read_unlock();
+	if (atomic_read(&klpc_resumes))
+		klpc_walk_threads(klpc_resume_cancel, NULL);
 }
 
 static void klpc_fork_probe(void *data, struct task_struct *parent,

@@ -155,10 +155,12 @@ static void klpc_free_table(struct klpc_table *t)
 	struct klpc_task *e;
 	unsigned int i;
 
-	for (i = 0; i < (1U << t->bits); i++)
+	for (i = 0; i < (1U << t->bits); i++) {
 		hlist_for_each_entry_safe(e, tmp, &t->heads[i], node)
 			if (e->dynamic)
 				kfree(e);
+		cond_resched();
+	}
 	klpc_free_entries(t->pool);
 	klpc_free_entries(t->dead);
 	kvfree(t->block);
@@ -254,7 +256,7 @@ void klpc_tasks_stats(struct klpc_tasks_stats *st)
 	t = klpc_table_locked();
 	if (t) {
 		st->entries = t->nr;
-		st->pending = t->pending;
+		st->pending = klpc_table_pending(t);
 		st->buckets = 1U << t->bits;
 	}
 	memcpy(st->moves, t ? t->moves : klpc_last_moves, sizeof(st->moves));

@@ -43,7 +43,7 @@ struct klpc_task {
  * struct klpc_table - the task table of one transition
  * @bits:	log2 of the number of buckets
  * @nr:		entries in the table
- * @pending:	entries whose state is not @target
+ * @in_state:	entries in each state; those not in @target are pending
  * @moves:	how the tasks of this transition moved
  * @target:	the state tasks move to
  * @initial:	the state every task was in when the transition was set up
@@ -60,7 +60,7 @@ struct klpc_task {
 struct klpc_table {
 	unsigned int bits;
 	unsigned int nr;
-	unsigned int pending;
+	unsigned int in_state[2];
 	unsigned int moves[KLPC_MOVER_NR];
 	int target;
 	int initial;
@@ -102,6 +102,12 @@ static inline struct klpc_task *klpc_pool_get(struct klpc_table *t)
 		t->pool_nr--;
 	}
 	return e;
+}
+
+/* entries whose state is not the target; with klpc_table_lock held */
+static inline unsigned int klpc_table_pending(struct klpc_table *t)
+{
+	return t->in_state[!t->target];
 }
 
 static inline void klpc_pool_put(struct klpc_table *t, struct klpc_task *e)

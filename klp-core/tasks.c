@@ -104,8 +104,7 @@ static void klpc_task_insert(struct klpc_table *t, struct klpc_task *e,
 	e->resume = NULL;
 	hlist_add_head_rcu(&e->node, klpc_bucket(t, task));
 	t->nr++;
-	if (state != t->target)
-		t->pending++;
+	t->in_state[state]++;
 }
 
 /*
@@ -118,10 +117,12 @@ static bool klpc_task_move(struct klpc_table *t, struct klpc_task *e,
 {
 	if (!t->started || e->state == t->target)
 		return false;
+	t->in_state[e->state]--;
+	t->in_state[t->target]++;
 	WRITE_ONCE(e->state, t->target);
 	e->blocker = NULL;
 	t->moves[who]++;
-	return --t->pending == 0;
+	return !klpc_table_pending(t);
 }
 
 /**
@@ -369,8 +370,9 @@ bool klpc_task_gone(struct task_struct *task)
 	spin_lock_irqsave(&klpc_table_lock, flags);
 	e = klpc_task_find_locked(task, &t);
 	if (e) {
-		if (e->state != t->target)
-			last = !--t->pending && t->started;
+		t->in_state[e->state]--;
+		last = e->state != t->target && t->started &&
+		       !klpc_table_pending(t);
 		hlist_del_rcu(&e->node);
 		t->nr--;
 		e->next = t->dead;
@@ -384,9 +386,11 @@ bool klpc_task_gone(struct task_struct *task)
 /**
  * klpc_tasks_set_target() - reverse the transition, or force it
  * @target:	the new target state
- * @force:	move every task to @target at once
+ * @force:	every task is to be taken as in @target; the caller ends the
+ *		transition next, and the table goes with it
  *
- * Tasks already in @target stay; the others now have to move.
+ * Tasks already in @target stay; the others now have to move.  The counts
+ * per state make this O(1): no walk of the table with interrupts off.
  *
  * Return: 0, or -ENOMEM if a reversal is refused because some task has no
  * entry and would silently change state.
@@ -394,29 +398,17 @@ bool klpc_task_gone(struct task_struct *task)
 int klpc_tasks_set_target(int target, bool force)
 {
 	struct klpc_table *t;
-	struct klpc_task *e;
 	unsigned long flags;
-	unsigned int i;
 	int ret = 0;
 
 	spin_lock_irqsave(&klpc_table_lock, flags);
 	t = klpc_table_locked();
-	if (!t || (t->lost && !force)) {
-		ret = t ? -ENOMEM : 0;
-		goto out;
+	if (t && t->lost && !force) {
+		ret = -ENOMEM;
+	} else if (t) {
+		WRITE_ONCE(t->target, target);
+		WRITE_ONCE(klpc_last_target, target);
 	}
-	WRITE_ONCE(t->target, target);
-	WRITE_ONCE(klpc_last_target, target);
-	t->pending = 0;
-	for (i = 0; i < (1U << t->bits); i++) {
-		hlist_for_each_entry(e, &t->heads[i], node) {
-			if (force)
-				WRITE_ONCE(e->state, target);
-			if (e->state != target)
-				t->pending++;
-		}
-	}
-out:
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
 	return ret;
 }
@@ -459,7 +451,7 @@ unsigned int klpc_tasks_pending(void)
 
 	spin_lock_irqsave(&klpc_table_lock, flags);
 	t = klpc_table_locked();
-	pending = t ? t->pending : 0;
+	pending = t ? klpc_table_pending(t) : 0;
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
 	return pending;
 }
