@@ -14,7 +14,7 @@ d=$(patch_dir klpc_sample)
 long=$(head -c 5000 /dev/zero | tr '\0' 1)
 
 # not a boolean, or the state the patch is in already
-for value in 2 -1 abc "" " 1" x o of 1 y on true Yes 10; do
+for value in 2 -1 abc "" " 1" x o ox 1 y on true Yes 10; do
 	dmesg_mark
 	expect_write_error "$d/enabled" "$value" EINVAL
 	assert_dmesg_has "klpc: patch 'klpc_sample'"

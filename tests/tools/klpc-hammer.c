@@ -12,6 +12,9 @@
  *	klpc-hammer read FILE SECONDS	read FILE again and again; exit 1 if
  *					it ever shows "mismatches=" non-zero
  *	klpc-hammer forks SECONDS	fork and reap children in a loop
+ *	klpc-hammer fork-read FILE SECONDS
+ *					the same, each child reading FILE once
+ *					at once (one read(2)) before it exits
  *	klpc-hammer ppid 0		print what getppid() returns
  */
 
@@ -116,9 +119,12 @@ int main(int argc, char **argv)
 		return hammer_read(argv[2], end);
 	} else if (!strcmp(argv[1], "ppid")) {
 		printf("%ld\n", (long)syscall(SYS_getppid));
-	} else if (!strcmp(argv[1], "forks")) {
+	} else if (!strcmp(argv[1], "forks") ||
+		   (!strcmp(argv[1], "fork-read") && argc == 4)) {
 		while (now() < end) {
 			pid = fork();
+			if (!pid && argc == 4)
+				_exit(read_once(argv[2]));
 			if (!pid)
 				_exit(0);
 			if (pid > 0)
