@@ -21,7 +21,7 @@ CLEAN_KDIR = $(if $(filter file,$(origin KDIR)),$(shell tools/kdir.sh --no-insta
 
 all: modules
 
-modules: tests/bin/klpc-hammer bench/bin/klpc-bench-tool
+modules: tests/bin/klpc-hammer tests/bin/klpc-tasks bench/bin/klpc-bench-tool
 	@kdir='$(KDIR)'; [ -n "$$kdir" ] || exit 1; \
 	$(MAKE) -C "$$kdir" M='$(CURDIR)' modules
 
@@ -29,6 +29,11 @@ modules: tests/bin/klpc-hammer bench/bin/klpc-bench-tool
 tests/bin/klpc-hammer: tests/tools/klpc-hammer.c
 	@mkdir -p tests/bin
 	$(CC) -O2 -Wall -Wextra -static -o $@ $<
+
+# exec from a thread, io_uring workers, many threads: for the guest tests
+tests/bin/klpc-tasks: tests/tools/klpc-tasks.c
+	@mkdir -p tests/bin
+	$(CC) -O2 -Wall -Wextra -static -pthread -o $@ $<
 
 # the timing and sleeper helper of the guest benchmarks
 bench/bin/klpc-bench-tool: bench/tools/klpc-bench-tool.c

@@ -200,7 +200,8 @@ wait_transition() {
 		_v=$(cat "$_f" 2>&1) || die "cannot read $_f: $_v"
 		[ "$_v" = 0 ] && return 0
 		_i=$((_i + 1))
-		[ $_i -le $_max ] || die "$_f still '$_v' after ${2:-30} s"
+		[ $_i -le $_max ] ||
+			die "$_f still '$_v' after ${2:-30} s; /proc/klpc/tasks: $(blocking_summary)"
 		sleep 0.1
 	done
 }
@@ -282,6 +283,13 @@ tasks_blocking() {
 	cat /proc/klpc/tasks
 }
 
+# blocking_summary: the first lines of /proc/klpc/tasks on one line, for
+# failure messages.
+blocking_summary() {
+	_l=$(head -n 8 /proc/klpc/tasks 2>&1 | tr '\n' ';') || true
+	echo "${_l:-(empty)}"
+}
+
 # ms_now: monotonic milliseconds (from /proc/uptime, 10 ms resolution).
 ms_now() {
 	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
@@ -345,4 +353,42 @@ $_want"
 # proc_first_line FILE: the first line of a /proc file.
 proc_first_line() {
 	head -n 1 "$1"
+}
+
+# --- helpers of the reliability tests ---------------------------------------
+
+KLPC_TASKS=$KLPC_DIR/tests/bin/klpc-tasks
+
+# klpc_stat NAME: a figure of /proc/klpc/stats (entries, pending...).
+klpc_stat() {
+	awk -v k="$1" '$1 == k { print $2 }' /proc/klpc/stats
+}
+
+# cm_mismatches: the mismatch count /proc/klpc_cm shows.
+cm_mismatches() {
+	sed -n 's/.* mismatches=\([0-9]*\)$/\1/p' /proc/klpc_cm
+}
+
+# wait_until SECONDS CMD...: poll CMD every 0.1 s until it succeeds;
+# return 1 if it still fails after SECONDS by the clock (under TCG a poll
+# takes longer than its 0.1 s sleep).
+wait_until() {
+	_wu_end=$(($(ms_now) + $1 * 1000))
+	shift
+	until "$@"; do
+		[ "$(ms_now)" -le "$_wu_end" ] || return 1
+		sleep 0.1
+	done
+}
+
+# transition_done PATCH: its transition reads 0.
+transition_done() {
+	[ "$(cat "$(patch_dir "$1")/transition")" = 0 ]
+}
+
+# wait_transition_within PATCH SECONDS: wait_transition, bounded by the
+# clock rather than by a count of polls; a failure shows what blocks.
+wait_transition_within() {
+	wait_until "$2" transition_done "$1" ||
+		die "$(patch_dir "$1")/transition still 1 after $2 s; /proc/klpc/tasks: $(blocking_summary)"
 }

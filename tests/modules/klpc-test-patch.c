@@ -8,7 +8,8 @@
  * targets; tests that expect the load to fail may name anything).  replace=1
  * makes it an atomic replace patch.  broken=
  * makes the patch itself malformed: "no_new_func", "no_old_name",
- * "no_funcs" or "no_objs".
+ * "no_funcs" or "no_objs"; or, with "fail_init", the init function fails
+ * with -EINVAL after klpc_enable_patch() succeeded.
  */
 
 #include <linux/module.h>
@@ -32,7 +33,7 @@ MODULE_PARM_DESC(replace, "make it an atomic replace patch");
 
 static char *broken;
 module_param(broken, charp, 0444);
-MODULE_PARM_DESC(broken, "no_new_func, no_old_name, no_funcs or no_objs");
+MODULE_PARM_DESC(broken, "no_new_func, no_old_name, no_funcs, no_objs or fail_init");
 
 static int klpc_test_ret42(void)
 {
@@ -54,6 +55,8 @@ static bool is_broken(const char *how)
 
 static int __init klpc_test_patch_init(void)
 {
+	int ret;
+
 	funcs[0].old_name = is_broken("no_old_name") ? NULL : func;
 	funcs[0].new_func = is_broken("no_new_func") ? NULL : klpc_test_ret42;
 	funcs[0].old_sympos = sympos;
@@ -64,7 +67,13 @@ static int __init klpc_test_patch_init(void)
 	if (is_broken("no_objs"))
 		patch.objs = &objs[1];
 	patch.replace = replace;
-	return klpc_enable_patch(&patch);
+	ret = klpc_enable_patch(&patch);
+	if (ret)
+		return ret;
+	/* the patch module goes away during its own transition */
+	if (is_broken("fail_init"))
+		return -EINVAL;
+	return 0;
 }
 
 static void __exit klpc_test_patch_exit(void)
