@@ -289,6 +289,19 @@ static struct klpc_patch *klpc_enabled_above(struct klpc_patch *patch)
 	return NULL;
 }
 
+/*
+ * A failed enable leaves a disabled patch as it found it, with no module
+ * object bound to code it could not resolve; the next enable binds again.
+ */
+static void klpc_unbind_modules(struct klpc_patch *patch)
+{
+	struct klpc_object *obj;
+
+	klpc_for_each_object(patch, obj)
+		if (klpc_is_module(obj) && !obj->patched)
+			klpc_free_object_loaded(obj);
+}
+
 static int klpc_enable_registered(struct klpc_patch *patch)
 {
 	struct klpc_patch *below = klpc_disabled_below(patch);
@@ -310,17 +323,20 @@ static int klpc_enable_registered(struct klpc_patch *patch)
 	/* an enabled patch pins its module */
 	if (!try_module_get(patch->mod))
 		return -ENODEV;
-	if (patch->replace) {
+	if (patch->replace)
 		ret = klpc_add_nops(patch);
-		if (!ret)
-			ret = klpc_init_objects(patch);
-		if (ret)
-			goto err;
-	}
-	ret = __klpc_enable_patch(patch);
+	/*
+	 * Bind what loaded meanwhile: a module object a disabled patch did
+	 * not resolve in stayed unbound (klpc_apply_to_module()).
+	 */
+	if (!ret)
+		ret = klpc_init_objects(patch);
+	if (!ret)
+		ret = __klpc_enable_patch(patch);
 	if (!ret)
 		return 0;
-err:
+
+	klpc_unbind_modules(patch);
 	/* the nops name functions of other patch modules: never keep them */
 	klpc_free_nops(patch);
 	module_put(patch->mod);

@@ -129,6 +129,16 @@ static void klpc_idle_work_fn(struct work_struct *work)
 }
 
 /*
+ * is_idle_task() tests PF_IDLE, which an idle task only gets once its CPU
+ * first comes online: that of a CPU that never did is an idle task too.
+ */
+static bool klpc_is_idle(struct task_struct *task)
+{
+	return is_idle_task(task) ||
+	       task == klpc_ksyms.idle_task(task_cpu(task));
+}
+
+/*
  * The idle task of an offline CPU moves at once: when the CPU comes back,
  * its idle task starts on a fresh stack (the built-in livepatch moves them
  * at once too).  The caller holds cpus_read_lock().  Other idle tasks are
@@ -173,7 +183,7 @@ static void klpc_check_tasks(void)
 	cpus_read_lock();
 	for (i = 0; i < nr; i++) {
 		task = tasks[i];
-		if (is_idle_task(task)) {
+		if (klpc_is_idle(task)) {
 			klpc_check_idle(task, &idle_cpus);
 		} else {
 			klpc_stack_try_switch(task);
