@@ -311,7 +311,15 @@ start_sleeper() {
 	trap 'exit 1' INT TERM
 	cat /proc/klpc_cm_sleep >"$KLPC_TMP/sleeper.out" &
 	SLEEPER=$!
-	sleep 1
+	# a sleeper still on its way (exec, open) would move, then sleep in
+	# whatever version its new state gives it: wait until it sleeps
+	wait_until 20 sleeping_in klpc_cm_wait "$SLEEPER" ||
+		die "the sleeper $SLEEPER did not go to sleep in klpc_cm_wait(): $(tr '\n' ' ' <"/proc/$SLEEPER/stack" 2>&1)"
+}
+
+# sleeping_in FUNCTION PID: PID's kernel stack shows FUNCTION.
+sleeping_in() {
+	grep -q "\b$1+" "/proc/$2/stack" 2>/dev/null
 }
 
 # load_cm_patch_blocked: klpc_cm_target loaded, a sleeper inside

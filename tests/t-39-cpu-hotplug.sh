@@ -57,9 +57,11 @@ load klpc-cm-target
 start_sleeper
 trap cleanup EXIT
 sleeper=$SLEEPER
+dmesg_mark
 load klpc-cm-patch
 sleep 1
-assert_file_eq "$(patch_dir klpc_cm_patch)/transition" 1
+[ "$(cat "$(patch_dir klpc_cm_patch)/transition")" = 1 ] ||
+	die "the sleeper did not block the transition: stats: $(tr '\n' ' ' </proc/klpc/stats); sleeper's stack: $(tr '\n' ' ' <"/proc/$sleeper/stack"); kernel log: $(dmesg_since_mark | tr '\n' ';')"
 cpu1 1
 sleep 0.5
 cpu1 0
