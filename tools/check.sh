@@ -90,6 +90,9 @@ kbuild() {
 	log=$1
 	shift
 	make -C "$KDIR" M="$ROOT" clean >/dev/null 2>&1 || true
+	# what the tree is now built against (see 'modules' in the Makefile)
+	mkdir -p "$ROOT/build"
+	echo "$KDIR" >"$ROOT/build/kbuild-kdir"
 	make -C "$KDIR" M="$ROOT" -j"$(nproc)" "$@" modules >"$log" 2>&1
 }
 
