@@ -114,14 +114,17 @@ our_modules_re() {
 
 # kmemleak_check NAME: after a test and its cleanup, the unreferenced
 # objects kmemleak finds that klpc or a test module allocated, into
-# $WORK/NAME.kmemleak. An object is reported only once it is 5 s old, so
-# wait that long first; 'clear' forgets the reports read, so each test sees
-# new ones only. A frame without a symbol ("0xffffffffc0..." after the
-# address) is in a module already removed, which here is one of ours.
+# $WORK/NAME.kmemleak. kmemleak reports an object only when it is at least
+# 5 s old and its contents did not change since the scan before, which
+# records a checksum of every unreferenced object: an object that lost its
+# last reference in the cleanup (a module's exit forgetting to free it) is
+# reported by the second scan after that. Hence two scans (each takes
+# longer than 5 s here). 'clear' forgets the reports read, so each test
+# sees new ones only. A frame without a symbol ("0xffffffffc0..." after
+# the address) is in a module already removed, which here is one of ours.
 kmemleak_check() {
 	[ -n "$KMEMLEAK_OURS" ] || return 0
-	sleep 5
-	{ echo scan >"$KMEMLEAK"; } 2>/dev/null || return 0
+	{ echo scan >"$KMEMLEAK" && echo scan >"$KMEMLEAK"; } 2>/dev/null || return 0
 	cat "$KMEMLEAK" >"$WORK/$1.kmemleak-all" 2>/dev/null || true
 	{ echo clear >"$KMEMLEAK"; } 2>/dev/null || true
 	OURS=$KMEMLEAK_OURS awk -v other="$WORK/kmemleak-other" '
@@ -288,6 +291,13 @@ one_test() {
 		_n=$(grep -c '^unreferenced object' "$WORK/$_name.kmemleak")
 		_reason="${_reason:+$_reason; }kmemleak: $_n leak(s) from klpc modules"
 	fi
+	# lockdep switches itself off for good after its first report, or when
+	# a report taints the kernel (KASAN): the tests after it run unchecked
+	if [ "$LOCKDEP" = on ] && ! lockdep_on; then
+		LOCKDEP="off since $_name"
+		_result=FAIL
+		_reason="${_reason:+$_reason; }lockdep turned itself off: later tests run without it"
+	fi
 	kmsg 6 "klpc-test-end $_name $_result"
 	_took="$(($(date +%s) - _start)) s"
 	# the time of the kmemleak scan after the test is included
@@ -299,6 +309,7 @@ main() {
 	loaded_modules >"$WORK/baseline"
 	load_bad_list
 	kernel_line
+	LOCKDEP=$(onoff lockdep_on)
 	KMEMLEAK_OURS=
 	if kmemleak_on; then
 		KMEMLEAK_OURS=$(our_modules_re)
@@ -320,6 +331,7 @@ main() {
 		echo "FAIL (no test matches '${FILTER:-*}')"
 		FAILED=$((FAILED + 1))
 	fi
+	case $LOCKDEP in "off since"*) echo "lockdep: $LOCKDEP" ;; esac
 	if [ -s "$WORK/kmemleak-other" ]; then
 		echo "kmemleak: $(awk '{ n += $1 } END { print n }' "$WORK/kmemleak-other")" \
 			"unreferenced object(s) not from klpc modules (not counted)"
