@@ -34,13 +34,17 @@ c_sources() {
 }
 
 # shell_scripts: *.sh files and files whose first line names sh or bash.
+# (The loop must not end on a failing test: under set -e that would end
+# the listing at the first directory whose last file found is no script.)
 shell_scripts() {
 	for d in $SH_DIRS; do
 		[ -d "$ROOT/$d" ] || continue
 		find "$ROOT/$d" -type f ! -name '*.ko' ! -name '*.o' | while read -r f; do
 			case $f in
 			*.sh) echo "$f" ;;
-			*) head -n 1 "$f" | grep -Eq '^#!.*[/ ](ba)?sh( |$)' && echo "$f" ;;
+			*) if head -n 1 "$f" | grep -Eq '^#!.*[/ ](ba)?sh( |$)'; then
+				echo "$f"
+			fi ;;
 			esac
 		done
 	done | sort
