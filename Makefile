@@ -9,20 +9,43 @@
 #   make vm-test [FILTER='t-1*,t-20-*']  boot the guest, run tests/t-*.sh
 #   make vm-bench          boot the guest, run bench/run.sh
 #   make vm-shell          boot the guest to a shell on the console
+#   make debug-kernel      build (once) the debug kernel, print its tree
 #
-# KDIR defaults to the tree of the installed linux-headers-amd64 (installed
-# by the recipes when run as root). See vm/run.sh for the KLPC_* variables.
+# KERNEL=stock (default): Debian's kernel. KDIR defaults to the tree of the
+# installed linux-headers-amd64 (installed by the recipes when run as root).
+# KERNEL=debug: a kernel with lockdep, KASAN, kmemleak and fault injection
+# built from Debian's linux-source-6.1 by vm/debug-kernel.sh (once, into
+# the cache; vm-* build it when needed); KDIR is its tree and vm-* boot it,
+# e.g. make vm-test KERNEL=debug. See vm/run.sh for the KLPC_* variables.
 
+KERNEL ?= stock
+ifeq ($(KERNEL),debug)
+KDIR ?= $(shell vm/debug-kernel.sh --path)
+VM_ENV = KLPC_DEBUG=1 KLPC_KERNEL='$(KDIR)/arch/x86/boot/bzImage'
+else ifeq ($(KERNEL),stock)
 KDIR ?= $(shell tools/kdir.sh)
+VM_ENV =
+else
+$(error KERNEL=$(KERNEL): use KERNEL=stock or KERNEL=debug)
+endif
 # clean must not install anything: use KDIR only if it exists already.
 CLEAN_KDIR = $(if $(filter file,$(origin KDIR)),$(shell tools/kdir.sh --no-install 2>/dev/null),$(KDIR))
 
-.PHONY: all modules clean check vm-demo vm-test vm-bench vm-shell
+.PHONY: all modules clean check debug-kernel vm-demo vm-test vm-bench vm-shell
 
 all: modules
 
+# The objects sit next to the sources whatever KDIR is, so build/kbuild-kdir
+# records the tree they were built against; against another tree (KERNEL=
+# stock, then debug, or a KDIR= override), they are cleaned first.
 modules: tests/bin/klpc-hammer tests/bin/klpc-tasks bench/bin/klpc-bench-tool
 	@kdir='$(KDIR)'; [ -n "$$kdir" ] || exit 1; \
+	[ -f "$$kdir/Makefile" ] || { echo "KDIR=$$kdir: not a kernel build tree" >&2; exit 1; }; \
+	if [ "$$(cat build/kbuild-kdir 2>/dev/null)" != "$$kdir" ]; then \
+		[ ! -f build/kbuild-kdir ] || echo "klpc: modules were built against $$(cat build/kbuild-kdir): cleaning"; \
+		$(MAKE) -C "$$kdir" M='$(CURDIR)' clean >/dev/null; \
+		mkdir -p build && echo "$$kdir" >build/kbuild-kdir; \
+	fi; \
 	$(MAKE) -C "$$kdir" M='$(CURDIR)' modules
 
 # a static user-space load generator for the guest tests
@@ -49,7 +72,15 @@ clean:
 check:
 	@KLPC_KDIR='$(KDIR)' tools/check.sh
 
+debug-kernel:
+	@tools/deps.sh debug
+	@vm/debug-kernel.sh
+
 vm-demo vm-test vm-bench vm-shell: vm-%:
 	@tools/deps.sh vm
+ifeq ($(KERNEL),debug)
+	@tools/deps.sh debug
+	@vm/debug-kernel.sh >/dev/null
+endif
 	@$(MAKE) --no-print-directory modules
-	@KLPC_KDIR='$(KDIR)' KLPC_FILTER='$(FILTER)' vm/run.sh $*
+	@KLPC_KDIR='$(KDIR)' KLPC_FILTER='$(FILTER)' $(VM_ENV) vm/run.sh $*

@@ -7,15 +7,26 @@
 # Usage: run-tests.sh [GLOB[,GLOB...]]   (default: $KLPC_FILTER, else all)
 # A glob matches the test name without .sh (t-10-foo). A test may set its
 # own timeout with a line '# klpc-timeout: SECONDS' (default 120, or
-# $KLPC_TEST_TIMEOUT).
+# $KLPC_TEST_TIMEOUT), multiplied by $KLPC_TIMEOUT_SCALE (default 1; the
+# debug kernel's runs set it, see vm/run.sh).
+#
+# Before the tests it prints one line naming the running kernel and which
+# checkers it has live: "kernel: <release> lockdep=on|off kasan=on|off
+# kmemleak=on|off failslab=on|off". A test fails on any line of its kernel
+# log that matches vm/kernel-bad.txt, and, where kmemleak runs, on any
+# unreferenced object that kmemleak finds after it (its modules removed)
+# and that was allocated by klpc or a test module.
 set -eu
 
 TESTS_DIR=$(cd "$(dirname "$0")" && pwd)
 FILTER=${1:-${KLPC_FILTER:-}}
 DEFAULT_TIMEOUT=${KLPC_TEST_TIMEOUT:-120}
-# slub_debug's reports start 'BUG <cache> (...): Poison overwritten' etc.
-KERNEL_BAD='WARNING:|BUG:|BUG [^ ]+ \(|Oops|general protection|Kernel panic|kernel BUG at|refcount_t|Poison overwritten|Redzone overwritten|Object padding overwritten|Freepointer corrupt|list_(add|del) corruption|UBSAN:'
+SCALE=${KLPC_TIMEOUT_SCALE:-1}
 WORK=$(mktemp -d /tmp/klpc-tests.XXXXXX)
+# the shared list of bad kernel log lines (EREs), without its comments
+BAD_LIST=$TESTS_DIR/../vm/kernel-bad.txt
+KERNEL_BAD=$WORK/kernel-bad.re
+KMEMLEAK=/sys/kernel/debug/kmemleak
 PASSED=0
 FAILED=0
 SKIPPED=0
@@ -48,7 +59,86 @@ selected() {
 
 test_timeout() {
 	_t=$(sed -n 's/^# *klpc-timeout: *\([0-9][0-9]*\).*/\1/p' "$1" | head -n 1)
-	echo "${_t:-$DEFAULT_TIMEOUT}"
+	echo $((${_t:-$DEFAULT_TIMEOUT} * SCALE))
+}
+
+# load_bad_list: the patterns of vm/kernel-bad.txt into $KERNEL_BAD (a few
+# built-in ones when the runner runs without vm/).
+load_bad_list() {
+	if [ -r "$BAD_LIST" ]; then
+		sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$BAD_LIST" >"$KERNEL_BAD"
+	else
+		printf '%s\n' 'WARNING:' 'BUG:' 'Oops' 'general protection' \
+			'Kernel panic' 'kernel BUG at' >"$KERNEL_BAD"
+	fi
+}
+
+onoff() {
+	if "$@"; then echo on; else echo off; fi
+}
+
+lockdep_on() {
+	[ -r /proc/lockdep ] && grep -Eq '^ *debug_locks: +1$' /proc/lockdep_stats
+}
+
+kasan_on() {
+	dmesg | grep -q 'KernelAddressSanitizer initialized'
+}
+
+# kmemleak is live if it takes a command ("stack=on" is its default).
+kmemleak_on() {
+	[ -e "$KMEMLEAK" ] && { echo stack=on >"$KMEMLEAK"; } 2>/dev/null
+}
+
+failslab_on() {
+	[ -d /sys/kernel/debug/failslab ]
+}
+
+# kernel_line: which kernel runs and which of its checkers are live, read
+# from the running kernel (vm/run.sh requires all four with KERNEL=debug).
+kernel_line() {
+	echo "kernel: $(uname -r) lockdep=$(onoff lockdep_on)" \
+		"kasan=$(onoff kasan_on) kmemleak=$(onoff kmemleak_on)" \
+		"failslab=$(onoff failslab_on)"
+}
+
+# our_modules_re: an ERE matching "[name]" for klpc and every module in
+# $KLPC_DIR/modules (how a kmemleak backtrace names a loaded module).
+our_modules_re() {
+	for _ko in "${KLPC_DIR:-/klpc}"/modules/*.ko; do
+		[ -f "$_ko" ] || continue
+		_m=$(basename "$_ko" .ko | tr - _)
+		printf '%s|' "$_m"
+	done | sed -e 's/|$//' -e 's/^/\\[(klpc|/' -e 's/$/)\\]$/'
+}
+
+# kmemleak_check NAME: after a test and its cleanup, the unreferenced
+# objects kmemleak finds that klpc or a test module allocated, into
+# $WORK/NAME.kmemleak. kmemleak reports an object only when it is at least
+# 5 s old and its contents did not change since the scan before, which
+# records a checksum of every unreferenced object: an object that lost its
+# last reference in the cleanup (a module's exit forgetting to free it) is
+# reported by the second scan after that. Hence two scans (each takes
+# longer than 5 s here). 'clear' forgets the reports read, so each test
+# sees new ones only. A frame without a symbol ("0xffffffffc0..." after
+# the address) is in a module already removed, which here is one of ours.
+kmemleak_check() {
+	[ -n "$KMEMLEAK_OURS" ] || return 0
+	{ echo scan >"$KMEMLEAK" && echo scan >"$KMEMLEAK"; } 2>/dev/null || return 0
+	cat "$KMEMLEAK" >"$WORK/$1.kmemleak-all" 2>/dev/null || true
+	{ echo clear >"$KMEMLEAK"; } 2>/dev/null || true
+	OURS=$KMEMLEAK_OURS awk -v other="$WORK/kmemleak-other" '
+		BEGIN { ours = ENVIRON["OURS"] }
+		function flush() {
+			if (blk == "") return
+			if (hit) printf "%s", blk; else nother++
+			blk = ""; hit = 0
+		}
+		/^unreferenced object / { flush() }
+		{ blk = blk $0 "\n" }
+		$0 ~ ours || /\] 0x[0-9a-f]+$/ { hit = 1 }
+		END { flush(); if (nother) printf "%d\n", nother >> other }
+	' "$WORK/$1.kmemleak-all" >"$WORK/$1.kmemleak"
 }
 
 interpreter() {
@@ -136,14 +226,14 @@ indent() {
 	sed 's/^/    | /'
 }
 
-# report NAME VERDICT REASON SECONDS: print the verdict line and details.
+# report NAME VERDICT REASON TIME: print the verdict line and details.
 report() {
 	case $2 in
 	PASS) PASSED=$((PASSED + 1)) ;;
 	SKIP) SKIPPED=$((SKIPPED + 1)) ;;
 	*) FAILED=$((FAILED + 1)) ;;
 	esac
-	echo "$2 $1${3:+ ($3)} [$4 s]"
+	echo "$2 $1${3:+ ($3)} [$4]"
 	# measured figures are shown whatever the verdict
 	grep '^FIGURE ' "$WORK/$1.out" 2>/dev/null | indent || true
 	if [ "$2" = FAIL ] && [ -s "$WORK/$1.out" ]; then
@@ -153,6 +243,10 @@ report() {
 	if [ -s "$WORK/$1.kernel" ]; then
 		echo "    kernel log:"
 		head -n 60 "$WORK/$1.kernel" | indent
+	fi
+	if [ -s "$WORK/$1.kmemleak" ]; then
+		echo "    kmemleak:"
+		head -n 80 "$WORK/$1.kmemleak" | indent
 	fi
 	if [ -s "$WORK/$1.clean" ]; then
 		indent <"$WORK/$1.clean"
@@ -180,7 +274,10 @@ one_test() {
 	run_test "$1" "$_name" "$_timeout"
 	cleanup_state "$WORK/baseline" >"$WORK/$_name.clean" 2>&1
 	kernel_log_since "$_mark" >"$WORK/$_name.dmesg"
-	grep -E "$KERNEL_BAD" "$WORK/$_name.dmesg" >"$WORK/$_name.kernel" || true
+	grep -E -f "$KERNEL_BAD" "$WORK/$_name.dmesg" >"$WORK/$_name.kernel" || true
+	_t0=$(date +%s)
+	kmemleak_check "$_name"
+	_kl=$(($(date +%s) - _t0))
 	_v=$(verdict "$RC" "$_name" "$_timeout")
 	_result=${_v%% *}
 	_reason=${_v#"$_result"}
@@ -189,13 +286,40 @@ one_test() {
 		_result=FAIL
 		_reason="${_reason:+$_reason; }kernel warning/bug in dmesg"
 	fi
+	if [ -s "$WORK/$_name.kmemleak" ]; then
+		_result=FAIL
+		_n=$(grep -c '^unreferenced object' "$WORK/$_name.kmemleak")
+		_reason="${_reason:+$_reason; }kmemleak: $_n leak(s) from klpc modules"
+	fi
+	# lockdep switches itself off for good after its first report, or when
+	# a report taints the kernel (KASAN): the tests after it run unchecked
+	if [ "$LOCKDEP" = on ] && ! lockdep_on; then
+		LOCKDEP="off since $_name"
+		_result=FAIL
+		_reason="${_reason:+$_reason; }lockdep turned itself off: later tests run without it"
+	fi
 	kmsg 6 "klpc-test-end $_name $_result"
-	report "$_name" "$_result" "$_reason" $(($(date +%s) - _start))
+	_took="$(($(date +%s) - _start)) s"
+	# the time of the kmemleak scan after the test is included
+	[ -z "$KMEMLEAK_OURS" ] || _took="$_took, kmemleak $_kl s"
+	report "$_name" "$_result" "$_reason" "$_took"
 }
 
 main() {
 	loaded_modules >"$WORK/baseline"
-	echo "klpc tests: kernel $(uname -r), filter '${FILTER:-*}'"
+	load_bad_list
+	kernel_line
+	LOCKDEP=$(onoff lockdep_on)
+	KMEMLEAK_OURS=
+	if kmemleak_on; then
+		KMEMLEAK_OURS=$(our_modules_re)
+		# forget what the boot leaked: the first test sees its own only
+		{ echo scan >"$KMEMLEAK" && echo clear >"$KMEMLEAK"; } 2>/dev/null ||
+			true
+	fi
+	_x=
+	[ "$SCALE" -eq 1 ] || _x=", timeouts x$SCALE"
+	echo "klpc tests: kernel $(uname -r), filter '${FILTER:-*}'$_x"
 	_ran=0
 	for _t in "$TESTS_DIR"/t-*.sh; do
 		[ -f "$_t" ] || continue
@@ -206,6 +330,11 @@ main() {
 	if [ $_ran -eq 0 ]; then
 		echo "FAIL (no test matches '${FILTER:-*}')"
 		FAILED=$((FAILED + 1))
+	fi
+	case $LOCKDEP in "off since"*) echo "lockdep: $LOCKDEP" ;; esac
+	if [ -s "$WORK/kmemleak-other" ]; then
+		echo "kmemleak: $(awk '{ n += $1 } END { print n }' "$WORK/kmemleak-other")" \
+			"unreferenced object(s) not from klpc modules (not counted)"
 	fi
 	_summary="$PASSED passed, $FAILED failed"
 	[ $SKIPPED -eq 0 ] || _summary="$_summary, $SKIPPED skipped"

@@ -34,13 +34,17 @@ c_sources() {
 }
 
 # shell_scripts: *.sh files and files whose first line names sh or bash.
+# (The loop must not end on a failing test: under set -e that would end
+# the listing at the first directory whose last file found is no script.)
 shell_scripts() {
 	for d in $SH_DIRS; do
 		[ -d "$ROOT/$d" ] || continue
 		find "$ROOT/$d" -type f ! -name '*.ko' ! -name '*.o' | while read -r f; do
 			case $f in
 			*.sh) echo "$f" ;;
-			*) head -n 1 "$f" | grep -Eq '^#!.*[/ ](ba)?sh( |$)' && echo "$f" ;;
+			*) if head -n 1 "$f" | grep -Eq '^#!.*[/ ](ba)?sh( |$)'; then
+				echo "$f"
+			fi ;;
 			esac
 		done
 	done | sort
@@ -90,6 +94,9 @@ kbuild() {
 	log=$1
 	shift
 	make -C "$KDIR" M="$ROOT" clean >/dev/null 2>&1 || true
+	# what the tree is now built against (see 'modules' in the Makefile)
+	mkdir -p "$ROOT/build"
+	echo "$KDIR" >"$ROOT/build/kbuild-kdir"
 	make -C "$KDIR" M="$ROOT" -j"$(nproc)" "$@" modules >"$log" 2>&1
 }
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Make sure the host has the Debian packages a task needs.
-# Usage: tools/deps.sh build|check|vm|ci ...
+# Usage: tools/deps.sh build|check|vm|debug|ci ...
 # As root, missing packages are installed (apt-get update first);
 # otherwise the missing ones are named and the script fails.
 set -eu
@@ -14,12 +14,15 @@ pkgs_for() {
 		linux-source-6.1 xz-utils perl sparse shellcheck ;;
 	vm) echo make gcc libc6-dev linux-headers-amd64 libelf-dev \
 		qemu-system-x86 debootstrap kmod cpio gzip util-linux gnuplot-nox ;;
-	*) die "unknown package set '$1' (build|check|vm|ci)" ;;
+	# building the debug kernel (vm/debug-kernel.sh) from Debian's source
+	debug) echo make gcc libc6-dev linux-source-6.1 xz-utils flex bison bc \
+		libssl-dev libelf-dev kmod cpio ;;
+	*) die "unknown package set '$1' (build|check|vm|debug|ci)" ;;
 	esac
 }
 
 main() {
-	[ $# -gt 0 ] || die "usage: $0 build|check|vm|ci ..."
+	[ $# -gt 0 ] || die "usage: $0 build|check|vm|debug|ci ..."
 	all=
 	for set in "$@"; do
 		if [ "$set" = ci ]; then

@@ -11,18 +11,27 @@
 #      KLPC_ACCEL   kvm|tcg|auto (default auto: KVM only if a probe boots)
 #      KLPC_MEM / KLPC_SMP  guest memory (2048) and QEMU's -smp (2; test
 #                   mode 2,maxcpus=3: a possible CPU that is not online)
-# Console log: build/vm-MODE.log. In test mode the last line printed is
-# exactly "N passed, N failed", host-detected failures included.
+#      KLPC_DEBUG   1: KLPC_KERNEL is the debug kernel (make ... KERNEL=debug,
+#                   vm/debug-kernel.sh): vm/debug.cmdline is added to the
+#                   kernel's arguments, the timeouts scale, and a test run
+#                   fails unless lockdep, KASAN, kmemleak and failslab are on
+#      KLPC_TIMEOUT_SCALE  multiplies the hard limit and each test's timeout
+#                   (klpc.timeout_scale=); default 1, with KLPC_DEBUG 8
+# Console log: build/vm-MODE.log (build/vm-MODE-debug.log with KLPC_DEBUG).
+# In test mode the last line printed is exactly "N passed, N failed",
+# host-detected failures included.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tools/lib.sh
 . "$ROOT/tools/lib.sh"
 
-# grep -E patterns; slub_debug's reports start 'BUG <cache> (...): ...'
-KERNEL_BAD=('Kernel panic' 'WARNING:' 'BUG:' 'BUG [^ ]+ \(' 'Oops'
-	'general protection' 'refcount_t' 'Poison overwritten'
-	'Redzone overwritten' 'Object padding overwritten'
-	'Freepointer corrupt' 'list_(add|del) corruption' 'UBSAN:')
+# The kernel log lines that fail a run: the list the guest runner uses too.
+mapfile -t KERNEL_BAD < <(sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$ROOT/vm/kernel-bad.txt")
+[ "${#KERNEL_BAD[@]}" -gt 0 ] || die "no patterns in vm/kernel-bad.txt"
+DEBUG=${KLPC_DEBUG:-0}
+case $DEBUG in 0 | 1) ;; *) die "KLPC_DEBUG=$DEBUG: use 0 or 1" ;; esac
+SCALE=${KLPC_TIMEOUT_SCALE:-$((DEBUG ? 8 : 1))}
+case $SCALE in '' | *[!0-9]* | 0) die "KLPC_TIMEOUT_SCALE=$SCALE: use a positive integer" ;; esac
 QEMU_PIDFILE=
 
 default_timeout() {
@@ -81,6 +90,18 @@ accel_args() {
 	esac
 }
 
+# check_vermagic KVER: every module was built for the kernel the guest boots
+# (make builds them against KDIR; KERNEL=debug and stock use one tree).
+check_vermagic() {
+	local ko magic
+	while IFS= read -r ko; do
+		magic=$(modinfo -F vermagic "$ko" 2>/dev/null) || die "modinfo $ko failed"
+		[ "${magic%% *}" = "$1" ] ||
+			die "$ko is built for ${magic%% *}, the guest runs $1: run 'make clean'"
+	done < <(find "$ROOT" \( -path "$ROOT/.git" -o -path "$ROOT/build" \) \
+		-prune -o -name '*.ko' -type f -print)
+}
+
 # copy_tree SRC DST: copy a source directory without build outputs.
 copy_tree() {
 	mkdir -p "$2"
@@ -113,12 +134,20 @@ build_overlay() {
 	msg "overlay: $n module(s), tests, vm scripts for $2"
 }
 
+# debug_args: the debug kernel's arguments, vm/debug.cmdline (why: there).
+debug_args() {
+	sed -e 's/#.*//' "$ROOT/vm/debug.cmdline" | tr -s ' \t\n' '   ' |
+		sed -e 's/^ //' -e 's/ $//'
+}
+
 cmdline() {
 	# slub_debug: red zones, poisoning and sanity checks on every slab,
 	# so a use-after-free or an overrun shows in the log (Debian's
 	# kernel has SLUB_DEBUG=y, off by default)
 	local s="console=ttyS0 loglevel=5 panic=-1 slub_debug=FZPU klpc.mode=$1"
 	[ -z "${KLPC_FILTER:-}" ] || s="$s klpc.filter=$KLPC_FILTER"
+	[ "$SCALE" -eq 1 ] || s="$s klpc.timeout_scale=$SCALE"
+	[ "$DEBUG" -eq 0 ] || s="$s $(debug_args)"
 	echo "$s"
 }
 
@@ -126,7 +155,7 @@ cmdline() {
 # Prints QEMU's exit status (124 for the timeout).
 boot() {
 	local mode=$1 t accel rc tflags=() input=/dev/null
-	t=${KLPC_TIMEOUT:-$(default_timeout "$mode")}
+	t=${KLPC_TIMEOUT:-$(($(default_timeout "$mode") * SCALE))}
 	accel=$(accel_args "$2")
 	if [ "$mode" = shell ]; then
 		tflags=(--foreground)
@@ -160,18 +189,42 @@ scan_log() {
 		msg "FAIL: QEMU exited with status $qrc"
 		n=$((n + 1))
 	fi
-	for re in "${KERNEL_BAD[@]}"; do
-		grep -q -E -- "$re" "$log" || continue
-		msg "FAIL: '$re' in the console log:"
-		show_matches "$log" "$re"
+	# one host failure for all of them: each pattern found is named
+	if printf '%s\n' "${KERNEL_BAD[@]}" | grep -q -E -f - "$log"; then
+		for re in "${KERNEL_BAD[@]}"; do
+			grep -q -E -- "$re" "$log" || continue
+			msg "FAIL: '$re' in the console log:"
+			show_matches "$log" "$re"
+		done
 		n=$((n + 1))
-	done
+	fi
+	[ "$mode" != test ] || n=$((n + $(check_kernel_line "$log")))
 	if [ "$n" -eq 0 ] && ! grep -q "^KLPC-VM: END mode=$mode" "$log"; then
 		msg "FAIL: no end marker: the guest stopped before finishing"
 		tail -n 30 "$log" | sed 's/^/    /' >&2
 		n=$((n + 1))
 	fi
 	echo "$n"
+}
+
+# check_kernel_line LOG: the runner's "kernel: <release> lockdep=on|off
+# kasan=on|off kmemleak=on|off failslab=on|off" line, read in the guest from
+# the running kernel. With the debug kernel each checker must be on.
+# Prints the number of failures.
+check_kernel_line() {
+	local line
+	line=$(grep -E '^kernel: ' "$1" | tail -n 1) || true
+	if [ "$DEBUG" -eq 0 ]; then
+		echo 0
+	elif [ -z "$line" ]; then
+		msg "FAIL: no 'kernel:' line from the guest runner"
+		echo 1
+	elif ! [[ $line =~ ^kernel:\ [^\ ]+\ lockdep=on\ kasan=on\ kmemleak=on\ failslab=on$ ]]; then
+		msg "FAIL: the debug kernel runs without all its checkers: $line"
+		echo 1
+	else
+		echo 0
+	fi
 }
 
 # test_summary LOG HOST_FAILURES: the final "N passed, N failed" line.
@@ -229,10 +282,19 @@ main() {
 	*) die "usage: $0 demo|test|bench|shell" ;;
 	esac
 	kver=$(klpc_kver)
+	if [ "$DEBUG" -eq 1 ]; then
+		[ -n "${KLPC_KERNEL:-}" ] || die "KLPC_DEBUG=1 needs KLPC_KERNEL (the debug bzImage)"
+		msg "debug kernel $kver, timeouts x$SCALE"
+	fi
 	kernel=$("$ROOT/vm/kernel.sh" "$kver")
 	base=$("$ROOT/vm/base.sh")
+	check_vermagic "$kver"
 	dir=$ROOT/build/vm-$mode
 	log=$ROOT/build/vm-$mode.log
+	if [ "$DEBUG" -eq 1 ]; then
+		dir=$dir-debug
+		log=$ROOT/build/vm-$mode-debug.log
+	fi
 	mkdir -p "$dir"
 	build_overlay "$dir" "$kver"
 	cat "$base" "$dir/overlay.cpio.gz" >"$dir/initrd.img"
