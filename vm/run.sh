@@ -5,7 +5,7 @@
 # Env: KLPC_CACHE   cache for the kernel and base root (/var/cache/klpc)
 #      KLPC_KDIR    kernel build tree (its release picks the guest kernel)
 #      KLPC_KERNEL  boot this bzImage instead of Debian's
-#      KLPC_TIMEOUT hard limit in seconds (demo 600, test 1200, bench 3600,
+#      KLPC_TIMEOUT hard limit in seconds (demo 600, test 2400, bench 3600,
 #                   shell none)
 #      KLPC_FILTER  test glob(s), comma-separated (klpc.filter=)
 #      KLPC_ACCEL   kvm|tcg|auto (default auto: KVM only if a probe boots)
@@ -37,7 +37,7 @@ QEMU_PIDFILE=
 default_timeout() {
 	case $1 in
 	demo) echo 600 ;;
-	test) echo 1200 ;;
+	test) echo 2400 ;;
 	bench) echo 3600 ;;
 	shell) echo 0 ;;
 	esac
