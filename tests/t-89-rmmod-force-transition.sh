@@ -3,6 +3,9 @@
 # kernel has MODULE_FORCE_UNLOAD): whatever klpc does about it, it must not
 # corrupt itself.  Afterwards the transition is gone, the patched functions
 # behave, another patch enables and completes, and everything unloads.
+# Runs late: "rmmod -f" taints the kernel, which turns lockdep off (under
+# the debug kernel) for the tests after it.
+# klpc-taints: rmmod -f (TAINT_FORCED_RMMOD)
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"
