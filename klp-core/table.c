@@ -66,6 +66,8 @@ static void klpc_pool_fill(struct klpc_table *t, unsigned int nr)
 		e->dynamic = true;
 		e->next = list;
 		list = e;
+		if (!(n % 128))
+			cond_resched();
 	}
 	spin_lock_irqsave(&klpc_table_lock, flags);
 	while ((e = list)) {
