@@ -21,7 +21,7 @@ CLEAN_KDIR = $(if $(filter file,$(origin KDIR)),$(shell tools/kdir.sh --no-insta
 
 all: modules
 
-modules: tests/bin/klpc-hammer bench/bin/klpc-bench-tool
+modules: tests/bin/klpc-hammer bench/bin/klpc-bench-tool bench/bin/klpc-lat
 	@kdir='$(KDIR)'; [ -n "$$kdir" ] || exit 1; \
 	$(MAKE) -C "$$kdir" M='$(CURDIR)' modules
 
@@ -32,6 +32,11 @@ tests/bin/klpc-hammer: tests/tools/klpc-hammer.c
 
 # the timing and sleeper helper of the guest benchmarks
 bench/bin/klpc-bench-tool: bench/tools/klpc-bench-tool.c
+	@mkdir -p bench/bin
+	$(CC) -O2 -Wall -Wextra -static -pthread -o $@ $<
+
+# the wake-up latency recorder of the guest benchmarks (cyclictest-like)
+bench/bin/klpc-lat: bench/tools/klpc-lat.c
 	@mkdir -p bench/bin
 	$(CC) -O2 -Wall -Wextra -static -pthread -o $@ $<
 
