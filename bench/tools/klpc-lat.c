@@ -19,10 +19,14 @@
  *	BENCH,lat999,IMPL,SCENARIO,REP,<99.9th percentile, ms>,ms
  *	BENCH-LATN,SCENARIO,IMPL,REP,<samples>,<worst cpu>
  *	BENCH-HIST,SCENARIO,IMPL,REP,<bin low edge, us>,<count>
- *	BENCH-WORST,SCENARIO,IMPL,REP,<cpu>,<period, ns>,<latency, ns>
+ *	BENCH-WORST,SCENARIO,IMPL,REP,<cpu>,<period, ns>,<latency, ns>,
+ *		<latency of the other CPUs meanwhile, ns>
  *
  *		(histogram bins: 10 a decade from 1 us; the worst 3 samples,
- *		with when they were due, to find what ran meanwhile).  Up to
+ *		with when they were due, to find what ran meanwhile, and the
+ *		worst lateness of another CPU's wake-up whose stall overlapped:
+ *		as large, the whole guest stood still, e.g. the host did not
+ *		run it; small, the stall was that CPU's own).  Up to
  *		MAX_SECONDS (default 3600) of samples are kept, in memory
  *		locked and touched beforehand, so that recording one never
  *		faults.
@@ -192,6 +196,27 @@ static void worst_add(struct worst *w, int cpu, long long due_ns,
 	w[i].late_ns = late_ns;
 }
 
+/* the latest wake-up of a CPU but @cpu whose stall overlapped [from, to] */
+static uint32_t others_late(int cpu, long long from, long long to)
+{
+	uint32_t late = 0;
+	long long due;
+	size_t i;
+	int c;
+
+	for (c = 0; c < nr_cpus; c++) {
+		if (cpus[c].cpu == cpu)
+			continue;
+		for (i = 0; i < cpus[c].nr; i++) {
+			due = base_ns + cpus[c].s[i].due_us * 1000LL;
+			if (due <= to && due + cpus[c].s[i].late_ns >= from &&
+			    cpus[c].s[i].late_ns > late)
+				late = cpus[c].s[i].late_ns;
+		}
+	}
+	return late;
+}
+
 static int hist_bin(double us, const double *edge)
 {
 	int b = 0;
@@ -245,8 +270,10 @@ static int window(const char *scen, const char *impl, const char *rep,
 			printf("BENCH-HIST,%s,%s,%s,%.5g,%lu\n", scen, impl, rep,
 			       edge[b], hist[b]);
 	for (b = 0; b < WORST_NR && w[b].cpu >= 0; b++)
-		printf("BENCH-WORST,%s,%s,%s,%d,%lld,%u\n", scen, impl, rep,
-		       w[b].cpu, w[b].due_ns, w[b].late_ns);
+		printf("BENCH-WORST,%s,%s,%s,%d,%lld,%u,%u\n", scen, impl, rep,
+		       w[b].cpu, w[b].due_ns, w[b].late_ns,
+		       others_late(w[b].cpu, w[b].due_ns,
+				   w[b].due_ns + w[b].late_ns));
 	return 0;
 }
 
