@@ -38,7 +38,7 @@ all: modules
 # The objects sit next to the sources whatever KDIR is, so build/kbuild-kdir
 # records the tree they were built against; against another tree (KERNEL=
 # stock, then debug, or a KDIR= override), they are cleaned first.
-modules: tests/bin/klpc-hammer tests/bin/klpc-tasks bench/bin/klpc-bench-tool
+modules: tests/bin/klpc-hammer tests/bin/klpc-tasks bench/bin/klpc-bench-tool bench/bin/klpc-lat
 	@kdir='$(KDIR)'; [ -n "$$kdir" ] || exit 1; \
 	[ -f "$$kdir/Makefile" ] || { echo "KDIR=$$kdir: not a kernel build tree" >&2; exit 1; }; \
 	if [ "$$(cat build/kbuild-kdir 2>/dev/null)" != "$$kdir" ]; then \
@@ -60,6 +60,11 @@ tests/bin/klpc-tasks: tests/tools/klpc-tasks.c
 
 # the timing and sleeper helper of the guest benchmarks
 bench/bin/klpc-bench-tool: bench/tools/klpc-bench-tool.c
+	@mkdir -p bench/bin
+	$(CC) -O2 -Wall -Wextra -static -pthread -o $@ $<
+
+# the wake-up latency recorder of the guest benchmarks (cyclictest-like)
+bench/bin/klpc-lat: bench/tools/klpc-lat.c
 	@mkdir -p bench/bin
 	$(CC) -O2 -Wall -Wextra -static -pthread -o $@ $<
 

@@ -68,9 +68,20 @@ patch_on() {
 # patch_off IMPL: disable the patch (prints the milliseconds until its
 # transition reads 0) and remove its module
 patch_off() {
+	patch_disable "$1"
+	patch_remove "$1"
+	settle
+}
+
+# patch_disable IMPL: the first half of patch_off
+patch_disable() {
 	_d=$(patch_dir "$1")
 	"$TOOL" write "$_d/enabled" 0 "$_d/transition" ||
 		die "disabling the $1 patch"
+}
+
+# patch_remove IMPL: remove the module of a disabled patch
+patch_remove() {
 	# the built-in frees a disabled patch, then lets its module go
 	_i=0
 	while ! rmmod "$(patch_mod "$1" | tr - _)" 2>/dev/null; do
@@ -78,7 +89,6 @@ patch_off() {
 		[ $_i -lt 300 ] || die "cannot remove the $1 patch module"
 		sleep 0.1
 	done
-	settle
 }
 
 # settle: both implementations finish work after 'transition' reads 0
@@ -165,8 +175,46 @@ release_transition() {
 	patch_off "$1" >/dev/null
 }
 
+# builtin_debug_on: the built-in livepatch's debug line for each task its
+# pass over the tasks could not move (dynamic debug; kernel log only, the
+# console shows level 5 and up): the first pass failed if there is one
+builtin_debug_on() {
+	for _c in /proc/dynamic_debug/control \
+		/sys/kernel/debug/dynamic_debug/control; do
+		[ -e "$_c" ] || continue
+		if echo 'func klp_try_switch_task +p' >"$_c" 2>/dev/null; then
+			BUILTIN_DEBUG=1
+			return 0
+		fi
+	done
+	note "no dynamic debug: the built-in's first passes are not told apart"
+}
+
+# builtin_fails: how many tasks the built-in's passes could not move since
+# the tool last started an insmod or a write (0: the first pass moved all),
+# or "?" without dynamic debug
+builtin_fails() {
+	if [ -z "${BUILTIN_DEBUG:-}" ]; then
+		echo '?'
+		return 0
+	fi
+	dmesg | awk '/klpc-bench-tool: (insmod|write) / { n = 0; next }
+		/klp_try_switch_task: / { n++ } END { print n + 0 }'
+}
+
+# pass_class FAILS: "first" if the built-in's first pass moved every task,
+# "retry" if it had to try again, "unknown" without dynamic debug
+pass_class() {
+	case $1 in
+	0) echo first ;;
+	'?') echo unknown ;;
+	*) echo retry ;;
+	esac
+}
+
 cleanup() {
 	stop_bg
+	lat_stop_quiet
 	if [ -n "${HOLDER:-}" ] && [ -e /proc/klpc_bench_hold ]; then
 		echo 1 >/proc/klpc_bench_hold || true
 	fi

@@ -7,9 +7,9 @@
 #
 # impl is klpc, builtin or none (no live patching at all).  The host
 # (bench/report.sh) turns these lines into the table, the CSV and the
-# chart.  KLPC_FILTER (klpc.filter=) may name a comma-separated subset of
-# the groups: funcs, complete, percall, syscall, scale.  docs/bench.md
-# describes each figure.
+# charts.  KLPC_FILTER (klpc.filter=) may name a comma-separated subset of
+# the groups: funcs, complete, percall, syscall, scale, latency, idlecost.
+# docs/bench.md describes each figure.
 set -eu
 
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -24,10 +24,20 @@ FILTER=${KLPC_FILTER:-}
 # loop lengths: kernel calls per per-call read, getppid() calls per run
 PERCALL_CALLS=200000
 SYSCALL_CALLS=10000
+# fork+exec+wait and thread create+join per timed loop (~30 and ~6 ms
+# under TCG), and loops per figure (the best is taken)
+FORK_CALLS=5
+THREAD_CALLS=20
+SPAWN_LOOPS=40
+# the built-in's 1000-function enable and disable in the latency group
+# (its disable takes minutes under TCG)
+LAT_BUILTIN_1000_REPS=1
 BG_PIDS=
 
 # shellcheck source=bench/lib.sh
 . "$BENCH_DIR/lib.sh"
+# shellcheck source=bench/lat.sh
+. "$BENCH_DIR/lat.sh"
 
 # --- the figures ----------------------------------------------------------
 
@@ -72,13 +82,21 @@ funcs_reps() {
 # completion time of a one-function patch (insmod to transition 0),
 # REPS times per implementation, as figure FIG with parameter PARAM
 # (the implementations alternate, so that a change in the load the host
-# puts on the guest hits both alike)
+# puts on the guest hits both alike).  The built-in's runs are also
+# emitted as FIG-split with PARAM-first or PARAM-retry: whether its first
+# pass over the tasks moved them all (its kernel log tells).
 completion_reps() {
 	r=1
 	while [ "$r" -le "$3" ]; do
 		for impl in klpc builtin; do
 			t=$(patch_on "$impl" funcs=1)
 			emit "$1" "$impl" "$2" "$r" "$t" ms
+			if [ "$impl" = builtin ]; then
+				f=$(builtin_fails)
+				emit "$1-split" builtin "$2-$(pass_class "$f")" \
+					"$r" "$t" ms
+				echo "BENCH-DIAG $1 $2 builtin rep $r: $t ms, tasks not moved by its passes: $f"
+			fi
 			patch_off "$impl" >/dev/null
 		done
 		r=$((r + 1))
@@ -199,11 +217,14 @@ fig_syscall() {
 }
 
 # Figure 6 (and 5): completion time against the number of sleeping tasks;
-# at 10,000 the memory of klpc's task table.
+# at 10,000 the memory of klpc's task table.  5 repetitions at 10,000, so
+# that the built-in's runs with and without a retry both show up.
 fig_scale() {
 	for n in 100 1000 10000; do
 		spawn_sleepers threads "$n"
-		completion_reps scale "$n" 3
+		reps=3
+		[ "$n" != 10000 ] || reps=5
+		completion_reps scale "$n" "$reps"
 		[ "$n" != 10000 ] || measure_table "$n"
 		stop_bg
 	done
@@ -251,6 +272,58 @@ measure_table() {
 	emit memtable klpc entries-after 1 "$after" tasks
 	emit memtable klpc kmem-left 1 $((m3 - m0)) bytes
 	emit memtable klpc table-freed 1 $((m1 - m2)) bytes
+}
+
+# idle_cost IMPL PARAM REP: fork+exec+wait and thread create+join, in
+# microseconds, the best of SPAWN_LOOPS loops on CPU 0, as getppid()
+idle_cost() {
+	emit forkexec "$1" "$2" "$3" \
+		"$("$TOOL" forkexec "$FORK_CALLS" "$SPAWN_LOOPS")" us
+	emit pthread "$1" "$2" "$3" \
+		"$("$TOOL" pthread "$THREAD_CALLS" "$SPAWN_LOOPS")" us
+}
+
+idlecost_none() {
+	unload klpc
+	idle_cost none idle "$1"
+	load klpc
+}
+
+idlecost_patched() {
+	for impl in klpc builtin; do
+		patch_on "$impl" funcs=1 >/dev/null
+		settle
+		idle_cost "$impl" idle "$1"
+		patch_off "$impl" >/dev/null
+	done
+}
+
+# Figure 8: the idle cost: fork+exec+wait of a static program and thread
+# create+join with no live patching (klpc not loaded), with klpc loaded
+# and a patch enabled, with the built-in's patch enabled, alternating as
+# the syscall figure; then during a held transition of each.
+fig_idlecost() {
+	r=1
+	while [ "$r" -le 11 ]; do
+		if [ $((r % 2)) = 1 ]; then
+			idlecost_none "$r"
+			idlecost_patched "$r"
+		else
+			idlecost_patched "$r"
+			idlecost_none "$r"
+		fi
+		r=$((r + 1))
+	done
+	r=1
+	while [ "$r" -le 3 ]; do
+		for impl in klpc builtin; do
+			hold_transition "$impl"
+			idle_cost "$impl" transition "$r"
+			check_held "$impl"
+			release_transition "$impl"
+		done
+		r=$((r + 1))
+	done
 }
 
 # diag: the kernel log of the last enable and disable, with timestamps
@@ -304,7 +377,8 @@ main() {
 	echo "BENCH-INFO,kernel,$(uname -r),cpus,$(nproc),filter,$(echo "${FILTER:-all}" | tr , +)"
 	load klpc
 	load klpc-bench-target
-	for g in funcs complete percall syscall scale; do
+	builtin_debug_on
+	for g in funcs complete percall syscall scale latency idlecost; do
 		run_group "$g"
 	done
 	# only when asked for by name

@@ -13,6 +13,16 @@
  *	klpc-bench-tool spawn procs|threads N READYFILE
  *		start N tasks that sleep in pause(), create READYFILE, and on
  *		SIGTERM or SIGINT end them all and exit 0
+ *	klpc-bench-tool forkexec N RUNS
+ *		N times fork(), execve() of this program with the argument
+ *		"true" (a static program that returns at once) and waitpid(),
+ *		RUNS times, on CPU 0 and 5 ms apart; prints the best
+ *		microseconds per fork+exec+wait
+ *	klpc-bench-tool pthread N RUNS
+ *		the same with pthread_create() of a thread that returns at once
+ *		and pthread_join()
+ *	klpc-bench-tool true
+ *		exits 0 at once
  *
  * Polling re-reads WAITFILE every 0.1 ms, so times have that resolution.
  * Exit status 1 on any failure, with a message on stderr.
@@ -36,6 +46,7 @@
 #define POLL_LIMIT_S	600.0
 #define THREAD_STACK	(64 * 1024)
 #define GETPPID_PAUSE_NS	5000000L
+#define LOOP_PAUSE_NS	5000000L
 
 static double now_ms(void)
 {
@@ -146,6 +157,17 @@ static int do_write(char **argv)
 	return wait_zero(argv[4], start);
 }
 
+static int on_cpu0(void)
+{
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		return fail("sched_setaffinity", "0");
+	return 0;
+}
+
 /*
  * On CPU 0, so that every figure is taken on the same (emulated) CPU, and
  * with a pause between loops, so that the best loop is picked from a span
@@ -155,20 +177,91 @@ static int do_getppid(long calls, int runs)
 {
 	struct timespec pause_ts = { 0, GETPPID_PAUSE_NS };
 	double best = 0, t;
-	cpu_set_t cpus;
 	long i;
 	int r;
 
-	CPU_ZERO(&cpus);
-	CPU_SET(0, &cpus);
-	if (sched_setaffinity(0, sizeof(cpus), &cpus))
-		return fail("sched_setaffinity", "0");
+	if (on_cpu0())
+		return 1;
 	for (r = 0; r < runs; r++) {
 		nanosleep(&pause_ts, NULL);
 		t = now_ms();
 		for (i = 0; i < calls; i++)
 			syscall(SYS_getppid);
 		t = (now_ms() - t) * 1e6 / calls;
+		if (!r || t < best)
+			best = t;
+	}
+	printf("%.2f\n", best);
+	return 0;
+}
+
+static int fork_exec_wait(const char *self)
+{
+	char *const args[] = { (char *)self, "true", NULL };
+	char *const env[] = { NULL };
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return fail("fork", "");
+	if (!pid) {
+		execve(self, args, env);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return fail("waitpid", "");
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "klpc-bench-tool: %s true failed\n", self);
+		return 1;
+	}
+	return 0;
+}
+
+static void *returner(void *arg)
+{
+	return arg;
+}
+
+static int create_join(void)
+{
+	pthread_t tid;
+
+	errno = pthread_create(&tid, NULL, returner, NULL);
+	if (errno)
+		return fail("pthread_create", "");
+	errno = pthread_join(tid, NULL);
+	if (errno)
+		return fail("pthread_join", "");
+	return 0;
+}
+
+/*
+ * RUNS loops of N fork+exec+wait (or thread create+join) on CPU 0, with a
+ * pause between loops, as for getppid(); the best loop is printed.
+ */
+static int do_spawn_loop(int threads, long n, int runs)
+{
+	struct timespec pause_ts = { 0, LOOP_PAUSE_NS };
+	char self[4096];
+	double best = 0, t;
+	ssize_t len;
+	long i;
+	int r;
+
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len < 0)
+		return fail("readlink", "/proc/self/exe");
+	self[len] = 0;
+	if (on_cpu0())
+		return 1;
+	for (r = 0; r < runs; r++) {
+		nanosleep(&pause_ts, NULL);
+		t = now_ms();
+		for (i = 0; i < n; i++)
+			if (threads ? create_join() : fork_exec_wait(self))
+				return 1;
+		t = (now_ms() - t) * 1e3 / n;
 		if (!r || t < best)
 			best = t;
 	}
@@ -257,6 +350,12 @@ int main(int argc, char **argv)
 		return do_getppid(atol(argv[2]), atoi(argv[3]));
 	if (argc == 5 && !strcmp(argv[1], "spawn"))
 		return do_spawn(argv);
+	if (argc == 4 && !strcmp(argv[1], "forkexec"))
+		return do_spawn_loop(0, atol(argv[2]), atoi(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "pthread"))
+		return do_spawn_loop(1, atol(argv[2]), atoi(argv[3]));
+	if (argc == 2 && !strcmp(argv[1], "true"))
+		return 0;
 	fprintf(stderr, "usage: see the comment at the top of klpc-bench-tool.c\n");
 	return 2;
 }
