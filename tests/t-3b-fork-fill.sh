@@ -13,7 +13,7 @@ set -eu
 
 CYCLES=50
 THREADS=3000
-SECONDS_LOAD=800
+SECONDS_LOAD=36000
 KLPC_TASKS=$KLPC_DIR/tests/bin/klpc-tasks
 
 stat_of() {
@@ -32,6 +32,8 @@ for _ in 1 2; do
 	"$KLPC_HAMMER" fork-read /proc/klpc_cm "$SECONDS_LOAD" >/dev/null &
 	pids="$pids $!"
 done
+# shellcheck disable=SC2086 # lists of pids
+trap 'kill $pids $threads 2>/dev/null || true' EXIT
 sleep 3
 
 start=$(ms_now)
