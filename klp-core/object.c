@@ -141,14 +141,35 @@ void klpc_free_object_loaded(struct klpc_object *obj)
 		WRITE_ONCE(*sym->addr, NULL);
 }
 
+/*
+ * A COMING module's ftrace records are enabled by ftrace_module_enable(),
+ * just before the COMING notifiers run; an address added to klpc's filter
+ * before that makes ftrace warn (an IPMODIFY user found in
+ * referenced_filters()) and miscount the record, which warns again when
+ * the module goes (the sysfs storm of t-91 hit it).  The built-in
+ * livepatch sets klp_alive right after ftrace_module_enable(), for every
+ * module: a COMING module without it is left to klpc's coming notifier.
+ */
+static bool klpc_module_ready(struct module *mod)
+{
+	if (mod->state == MODULE_STATE_LIVE)
+		return true;
+#ifdef CONFIG_LIVEPATCH
+	return mod->state == MODULE_STATE_COMING && READ_ONCE(mod->klp_alive);
+#else
+	return false;
+#endif
+}
+
 /**
  * klpc_find_object_module() - bind a module object to its loaded module
  * @obj:	the object
  *
- * A module object counts as loaded from MODULE_STATE_COMING on: its ftrace
- * records exist then, and the coming notifier skips objects found here.
- * A module that is going is left to the going notifier.  The notifiers
- * take klpc_mutex, so obj->mod stays valid while the caller holds it.
+ * A module object counts as loaded once its ftrace records are enabled
+ * (see klpc_module_ready()); the coming notifier skips objects found
+ * here.  A module that is going is left to the going notifier.  The
+ * notifiers take klpc_mutex, so obj->mod stays valid while the caller
+ * holds it.
  */
 void klpc_find_object_module(struct klpc_object *obj)
 {
@@ -158,8 +179,7 @@ void klpc_find_object_module(struct klpc_object *obj)
 		return;
 	preempt_disable();
 	mod = klpc_ksyms.find_module(obj->name);
-	if (mod && (mod->state == MODULE_STATE_COMING ||
-		    mod->state == MODULE_STATE_LIVE))
+	if (mod && klpc_module_ready(mod))
 		obj->mod = mod;
 	preempt_enable();
 }
