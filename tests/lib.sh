@@ -367,6 +367,11 @@ proc_first_line() {
 
 KLPC_TASKS=$KLPC_DIR/tests/bin/klpc-tasks
 
+# module_refcnt MOD: the reference count of loaded module MOD.
+module_refcnt() {
+	cat "/sys/module/$(modname "$1")/refcnt"
+}
+
 # klpc_stat NAME: a figure of /proc/klpc/stats (entries, pending...).
 klpc_stat() {
 	awk -v k="$1" '$1 == k { print $2 }' /proc/klpc/stats

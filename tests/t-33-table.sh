@@ -7,22 +7,18 @@ set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"
 
-stat_of() {
-	awk -v k="$1" '$1 == k { print $2 }' /proc/klpc/stats
-}
-
 klpc_core_load
 # the sleeper must stay in the old function however slow the kernel: no
 # fake signal may wake it (they would legitimately move it)
 write_sysfs 0 /sys/module/klpc/parameters/signal_secs
-assert_eq 0 "$(stat_of entries)" "entries outside a transition"
+assert_eq 0 "$(klpc_stat entries)" "entries outside a transition"
 load_cm_patch_blocked
 sleeper=$SLEEPER
-entries=$(stat_of entries)
+entries=$(klpc_stat entries)
 threads=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
-info "entries $entries, processes $threads, buckets $(stat_of buckets)"
+info "entries $entries, processes $threads, buckets $(klpc_stat buckets)"
 [ "$entries" -ge "$threads" ] || die "fewer entries ($entries) than processes ($threads)"
-assert_eq 1 "$(stat_of pending)" "pending: only the sleeper"
+assert_eq 1 "$(klpc_stat pending)" "pending: only the sleeper"
 
 # fork churn with pids forced to wrap: entries come and go, the sleeper
 # stays blocked and nothing runs mixed versions.  Past pid_max, pids start
@@ -46,9 +42,9 @@ echo "$old_pid_max" >/proc/sys/kernel/pid_max
 info "$i forks, pids wrapped $wraps times (from $first, pid_max $((base + 64)))"
 [ "$wraps" -ge 1 ] || die "pids did not wrap in $i forks (from $first)"
 sleep 1
-after=$(stat_of entries)
+after=$(klpc_stat entries)
 [ "$after" -le $((entries + 16)) ] || die "entries of exited tasks stay: $entries then $after"
-assert_eq 1 "$(stat_of pending)" "pending after the churn"
+assert_eq 1 "$(klpc_stat pending)" "pending after the churn"
 tasks_blocking | grep -q "^$sleeper cat unpatched klpc_cm_sleeper$" ||
 	die "sleeper lost: $(tasks_blocking)"
 case $(cat /proc/klpc_cm) in
@@ -59,7 +55,7 @@ esac
 write_sysfs 1 /proc/klpc_cm_sleep
 wait "$sleeper"
 wait_transition klpc_cm_patch 10
-assert_eq 0 "$(stat_of entries)" "entries after completion"
+assert_eq 0 "$(klpc_stat entries)" "entries after completion"
 assert_eq "" "$(tasks_blocking)" "/proc/klpc/tasks after completion"
 
 disable_patch klpc_cm_patch

@@ -14,11 +14,6 @@ set -eu
 CYCLES=50
 THREADS=3000
 SECONDS_LOAD=36000
-KLPC_TASKS=$KLPC_DIR/tests/bin/klpc-tasks
-
-stat_of() {
-	awk -v k="$1" '$1 == k { print $2 }' /proc/klpc/stats
-}
 
 klpc_core_load
 load klpc-cm-target
@@ -40,7 +35,7 @@ start=$(ms_now)
 i=0
 while [ $i -lt $CYCLES ]; do
 	disable_patch klpc_cm_patch 60
-	[ $i -ne 0 ] || info "entries during the first transition's end: $(stat_of entries)"
+	[ $i -ne 0 ] || info "entries during the first transition's end: $(klpc_stat entries)"
 	enable_patch klpc_cm_patch 60
 	i=$((i + 1))
 	[ $((i % 10)) -ne 0 ] || info "$i cycles at $(($(ms_now) - start)) ms: $(cat /proc/klpc_cm)"

@@ -9,10 +9,6 @@ set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"
 
-refcnt() {
-	cat "/sys/module/$(modname "$1")/refcnt"
-}
-
 klpc_core_load
 load klpc-cm-target
 load klpc-cm-patch
@@ -26,8 +22,8 @@ expect_write_error "$d/force" 0 EINVAL
 load klpc-sample
 wait_transition klpc_sample
 disable_patch klpc_sample
-assert_eq 0 "$(refcnt klpc-sample)" "klpc_sample's refcnt while disabled"
-assert_eq 1 "$(refcnt klpc-cm-patch)" "klpc_cm_patch's refcnt while enabled"
+assert_eq 0 "$(module_refcnt klpc-sample)" "klpc_sample's refcnt while disabled"
+assert_eq 1 "$(module_refcnt klpc-cm-patch)" "klpc_cm_patch's refcnt while enabled"
 
 start_sleeper
 sleeper=$SLEEPER
@@ -47,19 +43,19 @@ write_sysfs 1 /proc/klpc_cm_sleep
 wait "$sleeper"
 
 # the forced patch holds one reference for good, the disabled one none
-assert_eq 1 "$(refcnt klpc-cm-patch)" "klpc_cm_patch's refcnt after force"
+assert_eq 1 "$(module_refcnt klpc-cm-patch)" "klpc_cm_patch's refcnt after force"
 assert_file_eq "$d/forced" 1
 assert_file_eq "$(patch_dir klpc_sample)/forced" 0
-assert_eq 0 "$(refcnt klpc-sample)" "klpc_sample's refcnt after force"
+assert_eq 0 "$(module_refcnt klpc-sample)" "klpc_sample's refcnt after force"
 enable_patch klpc_cm_patch
-assert_eq 2 "$(refcnt klpc-cm-patch)" "klpc_cm_patch's refcnt enabled again"
+assert_eq 2 "$(module_refcnt klpc-cm-patch)" "klpc_cm_patch's refcnt enabled again"
 enable_patch klpc_sample
-assert_eq 1 "$(refcnt klpc-sample)" "klpc_sample's refcnt enabled again"
+assert_eq 1 "$(module_refcnt klpc-sample)" "klpc_sample's refcnt enabled again"
 disable_patch klpc_sample
-assert_eq 0 "$(refcnt klpc-sample)" "klpc_sample's refcnt disabled again"
+assert_eq 0 "$(module_refcnt klpc-sample)" "klpc_sample's refcnt disabled again"
 unload klpc-sample
 disable_patch klpc_cm_patch
-assert_eq 1 "$(refcnt klpc-cm-patch)" "klpc_cm_patch's refcnt disabled again"
+assert_eq 1 "$(module_refcnt klpc-cm-patch)" "klpc_cm_patch's refcnt disabled again"
 
 expect_fail rmmod klpc_cm_patch
 is_loaded klpc-cm-patch || die "a forced patch module was removed"

@@ -43,15 +43,11 @@ target_loop() {
 	done
 }
 
-refcnt() {
-	cat "/sys/module/$1/refcnt"
-}
-
 # check_refs PATCH: its module's count matches enabled + forced
 check_refs() {
 	d=$(patch_dir "$1")
 	want=$(($(cat "$d/enabled") + $(cat "$d/forced")))
-	assert_eq "$want" "$(refcnt "$1")" "refcnt of $1 (enabled $(cat "$d/enabled"), forced $(cat "$d/forced"))"
+	assert_eq "$want" "$(module_refcnt "$1")" "refcnt of $1 (enabled $(cat "$d/enabled"), forced $(cat "$d/forced"))"
 }
 
 # wait_settled: no patch of klpc in transition
