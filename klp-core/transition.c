@@ -186,9 +186,9 @@ static void klpc_check_tasks(void)
 		if (klpc_is_idle(task)) {
 			klpc_check_idle(task, &idle_cpus);
 		} else {
-			klpc_stack_try_switch(task);
 			/* if it runs, or sleeps in a patched function */
-			klpc_resume_queue(task);
+			if (!klpc_stack_try_switch(task))
+				klpc_resume_queue(task);
 		}
 		put_task_struct(task);
 		cond_resched();
