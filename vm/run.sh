@@ -143,8 +143,12 @@ debug_args() {
 cmdline() {
 	# slub_debug: red zones, poisoning and sanity checks on every slab,
 	# so a use-after-free or an overrun shows in the log (Debian's
-	# kernel has SLUB_DEBUG=y, off by default)
-	local s="console=ttyS0 loglevel=5 panic=-1 slub_debug=FZPU klpc.mode=$1"
+	# kernel has SLUB_DEBUG=y, off by default).  Not for the benchmarks:
+	# with U every allocation also saves its stack trace, a cost no
+	# production kernel pays, which would weigh on whichever
+	# implementation allocates more, not on what users see.
+	local s="console=ttyS0 loglevel=5 panic=-1 klpc.mode=$1"
+	[ "$1" = bench ] || s="$s slub_debug=FZPU"
 	[ -z "${KLPC_FILTER:-}" ] || s="$s klpc.filter=$KLPC_FILTER"
 	[ "$SCALE" -eq 1 ] || s="$s klpc.timeout_scale=$SCALE"
 	[ "$DEBUG" -eq 0 ] || s="$s $(debug_args)"
