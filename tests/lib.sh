@@ -14,6 +14,7 @@
 KLPC_DIR=${KLPC_DIR:-/klpc}
 KLPC_MODDIR=$KLPC_DIR/modules
 KLPC_SYSFS=/sys/kernel/klpc
+KLPC_SIGNAL_SECS=/sys/module/klpc/parameters/signal_secs
 KLPC_KVER=$(cat "$KLPC_DIR/kver" 2>/dev/null || echo unknown)
 KLPC_TEST=${KLPC_TEST:-${0##*/}}
 KLPC_TEST=${KLPC_TEST%.sh}
@@ -308,8 +309,13 @@ figure() {
 # start_sleeper: a task sleeping in klpc_target_cm's klpc_cm_sleeper(); its
 # pid in SLEEPER, its output in $KLPC_TMP/sleeper.out.  The sleeper is
 # released when the test exits, however it exits, so that klpc_cm_target
-# can always be removed.
+# can always be removed.  klpc's fake signals are turned off (klpc must be
+# loaded), so that only the test wakes it.
 start_sleeper() {
+	# the sleeper must stay in the old function however slow the kernel:
+	# klpc's fake signals (after signal_secs, 15 s; the debug kernel's
+	# tests can take longer) would wake it and legitimately move it
+	[ ! -e "$KLPC_SIGNAL_SECS" ] || write_sysfs 0 "$KLPC_SIGNAL_SECS"
 	write_sysfs 0 /proc/klpc_cm_sleep
 	trap release_sleeper EXIT
 	trap 'exit 1' INT TERM
