@@ -64,6 +64,20 @@ struct klpc_func {
 
 struct klpc_object;
 
+/*
+ * What a patch module fixes, for 'klpc info' and 'klpc list -v' (modinfo
+ * fields, so they can be read from the .ko file before it is loaded):
+ *
+ *	KLPC_PATCH_DESC("cmdline: show a fixed string");
+ *	KLPC_PATCH_CVE("CVE-2023-0001");	(once per CVE fixed)
+ *	KLPC_PATCH_BUG("https://bugs.debian.org/1000000");
+ *
+ * They go at file scope, next to MODULE_LICENSE().
+ */
+#define KLPC_PATCH_DESC(_text)	MODULE_INFO(klpc_desc, _text)
+#define KLPC_PATCH_CVE(_id)	MODULE_INFO(klpc_cve, _id)
+#define KLPC_PATCH_BUG(_url)	MODULE_INFO(klpc_bug, _url)
+
 /**
  * struct klpc_sym - an unexported symbol that the patch's code uses
  * @name:	symbol name (a function or a variable) in the object

@@ -1,0 +1,239 @@
+# shellcheck shell=sh
+# klpc(8): errors, the log line, module files, sysfs reads, JSON strings.
+# Sourced by cli/klpc; defines functions and variables, runs nothing.
+
+KLPC_SYSFS=/sys/kernel/klpc
+KLPC_LP=/sys/kernel/livepatch
+KLPC_PROC=/proc/klpc
+KLPC_LIBDIR=${KLPC_LIBDIR:-/var/lib/klpc}
+KLPC_RUNDIR=${KLPC_RUNDIR:-/run/klpc}
+# the exit status of every error
+KLPC_ERR=3
+
+err() {
+	printf 'klpc: error: %s\n' "$*" >&2
+}
+
+die() {
+	err "$@"
+	exit "$KLPC_ERR"
+}
+
+warn() {
+	printf 'klpc: warning: %s\n' "$*" >&2
+}
+
+usage_error() {
+	err "$*"
+	echo "run 'klpc --help' for usage" >&2
+	exit "$KLPC_ERR"
+}
+
+# need_arg OPTION VALUE...: OPTION takes a value.
+need_arg() {
+	[ $# -ge 2 ] || usage_error "$1 needs a value"
+}
+
+# need_secs OPTION VALUE: a whole number of seconds.
+need_secs() {
+	case $2 in
+	'' | *[!0-9]*) usage_error "$1: '$2' is not a number of seconds" ;;
+	esac
+}
+
+need_root() {
+	[ "$(id -u)" -eq 0 ] ||
+		die "'klpc $1' needs root: run it with sudo, or as root"
+}
+
+# who: the user behind the action (sudo's caller, the login uid).
+who() {
+	_auid=$(cat /proc/self/loginuid 2>/dev/null || echo 4294967295)
+	[ "$_auid" != 4294967295 ] || _auid=-
+	printf 'user=%s uid=%s auid=%s' "${SUDO_USER:-$(id -un 2>/dev/null || id -u)}" \
+		"$(id -u)" "$_auid"
+}
+
+# klog ACTION PATCH RESULT [DETAIL]: one line, "klpc[PID]: user=... uid=...
+# auid=... action=... patch=... result=... detail="..."", to the kernel log
+# (journald files it under the identifier klpc), else to syslog. Never
+# fails the action.
+klog() {
+	_line="$(who) action=$1 patch=${2:--} result=$3"
+	[ $# -lt 4 ] || _line="$_line detail=\"$(printf '%s' "$4" | tr '"\n' "' ")\""
+	{ printf '<13>klpc[%s]: %s\n' "$$" "$_line" >/dev/kmsg; } 2>/dev/null ||
+		logger -t klpc -- "$_line" 2>/dev/null || true
+}
+
+# rd FILE: its content, empty if unreadable.
+rd() {
+	cat "$1" 2>/dev/null || true
+}
+
+# jbool 0|1: false|true.
+jbool() {
+	if [ "$1" = 1 ]; then echo true; else echo false; fi
+}
+
+# json_str TEXT: TEXT as a JSON string.
+json_str() {
+	case $1 in
+	*[!A-Za-z0-9_.,:/+=@%\ -]*) ;;
+	*)
+		printf '"%s"' "$1"
+		return 0
+		;;
+	esac
+	printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/	/\\t/g' |
+		tr -d '\001-\010\013-\037' |
+		awk 'BEGIN { printf "\"" } NR > 1 { printf "\\n" } { printf "%s", $0 }
+			END { printf "\"" }'
+}
+
+# json_num TEXT: TEXT if it is a number, else null.
+json_num() {
+	case $1 in
+	'' | *[!0-9]*) echo null ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# --- modules --------------------------------------------------------------
+
+# modname TEXT: a module name as the kernel spells it (dashes become
+# underscores); a .ko file gives the name it carries.
+modname() {
+	case $1 in
+	*.ko)
+		_n=$(modinfo -F name "$1" 2>/dev/null) || _n=
+		[ -n "$_n" ] || _n=$(basename "$1" .ko)
+		;;
+	*) _n=$1 ;;
+	esac
+	echo "$_n" | tr - _
+}
+
+is_loaded() {
+	grep -q "^$1 " /proc/modules 2>/dev/null
+}
+
+core_loaded() {
+	[ -d "$KLPC_SYSFS" ]
+}
+
+# ko_check FILE: FILE is a readable kernel module.
+ko_check() {
+	[ -e "$1" ] || die "$1: no such file"
+	if [ ! -f "$1" ] || [ ! -r "$1" ]; then die "$1: not a readable file"; fi
+	_vm=$(modinfo -F vermagic "$1" 2>/dev/null) || _vm=
+	[ -n "$_vm" ] || die "$1: not a kernel module (modinfo finds no vermagic in it)"
+}
+
+# ko_is_patch FILE: FILE is a klpc patch module (it depends on klpc).
+ko_is_patch() {
+	case ,$(modinfo -F depends "$1" 2>/dev/null), in
+	*,klpc,*) return 0 ;;
+	esac
+	return 1
+}
+
+# ko_need_patch FILE: die unless FILE is a klpc patch module.
+ko_need_patch() {
+	ko_is_patch "$1" && return 0
+	if [ "$(modinfo -F livepatch "$1" 2>/dev/null)" = Y ]; then
+		die "$1 is a patch for the kernel's built-in livepatch, not for klpc: load it with insmod"
+	fi
+	die "$1 is not a klpc patch module (it does not use klpc.ko's symbols)"
+}
+
+# ko_need_kver FILE KVER: die unless FILE was built for kernel KVER.
+ko_need_kver() {
+	_magic=$(modinfo -F vermagic "$1")
+	[ "${_magic%% *}" = "$2" ] && return 0
+	klog vermagic "$(modname "$1")" refused "built for ${_magic%% *}, not $2"
+	die "$1 is built for kernel ${_magic%% *} (vermagic '$_magic'), not for $2: rebuild it against linux-headers-$2"
+}
+
+# ko_signed FILE: FILE carries a module signature.
+ko_signed() {
+	[ "$(tail -c 28 "$1" 2>/dev/null)" = "~Module signature appended~" ]
+}
+
+# lockdown_mode: none, integrity, confidentiality, or unknown (no
+# securityfs, or no lockdown LSM).
+lockdown_mode() {
+	_l=$(rd /sys/kernel/security/lockdown)
+	case $_l in
+	*'['*']'*) _l=${_l#*[} && echo "${_l%%]*}" ;;
+	*) echo unknown ;;
+	esac
+}
+
+# sig_enforce: 1 if the kernel only loads validly signed modules.
+sig_enforce() {
+	case $(rd /sys/module/module/parameters/sig_enforce) in
+	Y | 1) echo 1 ;;
+	*) echo 0 ;;
+	esac
+}
+
+# sig_required: 1 if unsigned modules are refused (sig_enforce, lockdown).
+sig_required() {
+	case $(sig_enforce),$(lockdown_mode) in
+	1,* | *,integrity | *,confidentiality) echo 1 ;;
+	*) echo 0 ;;
+	esac
+}
+
+# ko_need_signed FILE: under signature enforcement, die on an unsigned FILE.
+ko_need_signed() {
+	[ "$(sig_required)" = 1 ] || return 0
+	ko_signed "$1" && return 0
+	klog sigcheck "$(modname "$1")" refused "unsigned module, sig_enforce=$(sig_enforce) lockdown=$(lockdown_mode)"
+	die "$1 is not signed, and this kernel only loads signed modules (sig_enforce=$(sig_enforce), lockdown=$(lockdown_mode)).
+  Sign it with the key DKMS uses, whose certificate is enrolled as a MOK:
+    klpc sign $1
+  (first time only: mokutil --import /var/lib/dkms/mok.pub, then reboot and
+  confirm the enrolment)"
+}
+
+# --- state ----------------------------------------------------------------
+
+# klpc_patches: the names of the registered klpc patches.
+klpc_patches() {
+	for _d in "$KLPC_SYSFS"/*/; do
+		[ -f "$_d/enabled" ] && basename "$_d"
+	done
+	return 0
+}
+
+# lp_patches: the names of the built-in livepatch's patches.
+lp_patches() {
+	for _d in "$KLPC_LP"/*/; do
+		[ -f "$_d/enabled" ] && basename "$_d"
+	done
+	return 0
+}
+
+# in_transition: the klpc patch in transition, if any (from sysfs).
+in_transition() {
+	for _p in $(klpc_patches); do
+		[ "$(rd "$KLPC_SYSFS/$_p/transition")" = 1 ] && echo "$_p" && return 0
+	done
+	return 0
+}
+
+# trans_field KEY: a line of /proc/klpc/transition (root), empty if none.
+trans_field() {
+	awk -v k="$1" '$1 == k { print $2 }' "$KLPC_PROC/transition" 2>/dev/null || true
+}
+
+# need_patch NAME: NAME is a registered klpc patch.
+need_patch() {
+	[ -f "$KLPC_SYSFS/$1/enabled" ] && return 0
+	core_loaded || die "no patch '$1': klpc.ko is not loaded"
+	if [ -f "$KLPC_LP/$1/enabled" ]; then
+		die "'$1' is a patch of the kernel's built-in livepatch, not of klpc (/sys/kernel/livepatch/$1)"
+	fi
+	die "no patch '$1' (klpc list shows the patches)"
+}
