@@ -53,7 +53,6 @@ parse_wait_opts() {
 need_no_transition() {
 	_tp=$(in_transition)
 	[ -n "$_tp" ] && [ "$_tp" != "$2" ] || return 0
-	klog "$1" "$2" refused "patch $_tp is in transition"
 	die "patch '$_tp' is in transition: wait for it to finish (klpc status), see what blocks it (klpc blocking), or reverse it (klpc disable/enable $_tp)"
 }
 
@@ -119,9 +118,9 @@ load_failed() {
 		;;
 	*"File exists"*) _why="'$2' is already loaded" ;;
 	esac
-	klog load "$2" failed "$_why"
 	err "cannot load $1: $_why"
 	kmsg_since "$2" >&2
+	action_log failed "$_why"
 	exit "$KLPC_ERR"
 }
 
@@ -177,15 +176,15 @@ settle() {
 settle_exit() {
 	case $SETTLED in
 	ok)
-		klog "$1" "$2" ok
+		action_log ok
 		echo "klpc: $2: $(patch_state klpc "$2")"
 		;;
 	kept)
-		klog "$1" "$2" in-transition "stalled after $OPT_WAIT s, kept"
+		action_log in-transition "stalled after $OPT_WAIT s, kept"
 		exit 1
 		;;
 	reversed)
-		klog "$1" "$2" reversed "stalled after $OPT_WAIT s"
+		action_log reversed "stalled after $OPT_WAIT s"
 		exit 2
 		;;
 	esac
@@ -196,13 +195,13 @@ settle_exit() {
 cmd_load() {
 	parse_wait_opts load "$@"
 	_file=$OPT_ARG
+	action load "$(modname "$_file")"
 	need_root load
 	ko_check "$_file"
 	_name=$(modname "$_file")
 	ko_need_patch "$_file"
 	ko_need_kver "$_file" "$(uname -r)"
 	if is_loaded "$_name"; then
-		klog load "$_name" refused "already loaded"
 		die "patch '$_name' is already loaded ($(patch_state klpc "$_name")); 'klpc enable $_name' enables it again"
 	fi
 	need_no_transition load "$_name"
@@ -226,9 +225,9 @@ cmd_load() {
 set_enabled() {
 	kmsg_count
 	sysfs_write "$KLPC_SYSFS/$2/enabled" "$3" && return 0
-	klog "$1" "$2" failed "$SYSFS_ERR"
 	err "cannot $1 '$2': $SYSFS_ERR"
 	kmsg_since "$2" >&2
+	action_log failed "$SYSFS_ERR"
 	exit "$KLPC_ERR"
 }
 
@@ -237,6 +236,7 @@ cmd_enable() {
 	shift
 	parse_wait_opts "$_act" "$@"
 	_name=$(modname "$OPT_ARG")
+	action "$_act" "$_name"
 	need_root "$_act"
 	need_patch "$_name"
 	need_no_transition "$_act" "$_name"
@@ -256,11 +256,11 @@ cmd_enable() {
 cmd_unload() {
 	parse_wait_opts unload "$@"
 	_name=$(modname "$OPT_ARG")
+	action unload "$_name"
 	need_root unload
 	need_patch "$_name"
 	need_no_transition unload "$_name"
 	if [ "$(patch_flag klpc "$_name" forced)" = 1 ]; then
-		klog unload "$_name" refused "forced"
 		die "'$_name' was forced: its module can never be removed (a task may still run its code); 'klpc disable $_name' turns it off"
 	fi
 	if [ "$(patch_flag klpc "$_name" enabled)" = 1 ]; then
@@ -271,13 +271,13 @@ cmd_unload() {
 	wait_done "$_name" "$OPT_WAIT" || die "'$_name' is still in transition"
 	kmsg_count
 	_out=$(rmmod "$_name" 2>&1) || {
-		klog unload "$_name" failed "${_out##*: }"
 		err "cannot remove '$_name': ${_out##*: }"
 		kmsg_since "$_name" >&2
+		action_log failed "${_out##*: }"
 		exit "$KLPC_ERR"
 	}
 	rm -f "$KLPC_RUNDIR/$_name.path"
-	klog unload "$_name" ok
+	action_log ok
 	echo "klpc: $_name: unloaded"
 }
 
@@ -292,6 +292,7 @@ cmd_force() {
 		esac
 	done
 	[ -n "$_name" ] || usage_error "force: which patch?"
+	action force "$_name"
 	need_root force
 	need_patch "$_name"
 	[ "$(patch_flag klpc "$_name" transition)" = 1 ] ||
@@ -299,17 +300,14 @@ cmd_force() {
 	echo "klpc: WARNING: forcing moves every task still running the old code to the new state
   at once: a task may then run a mix of old and new functions, and the modules of
   '$_name' and of every enabled patch can never be removed (until reboot)." >&2
-	if [ $_yes = 0 ]; then
-		klog force "$_name" refused "no --yes"
-		die "not forced: add --yes to confirm"
-	fi
+	[ $_yes = 1 ] || die "not forced: add --yes to confirm"
 	kmsg_count
 	sysfs_write "$KLPC_SYSFS/$_name/force" 1 || {
-		klog force "$_name" failed "$SYSFS_ERR"
 		err "cannot force '$_name': $SYSFS_ERR"
 		kmsg_since "$_name" >&2
+		action_log failed "$SYSFS_ERR"
 		exit "$KLPC_ERR"
 	}
-	klog force "$_name" ok
+	action_log ok
 	echo "klpc: $_name: forced, $(patch_state klpc "$_name")"
 }

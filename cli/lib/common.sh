@@ -14,9 +14,25 @@ err() {
 	printf 'klpc: error: %s\n' "$*" >&2
 }
 
+# die MESSAGE: print it, log the action as failed (its first line), exit 3.
 die() {
 	err "$@"
+	action_log failed "$(printf '%s\n' "$*" | head -n 1)"
 	exit "$KLPC_ERR"
+}
+
+# action NAME [PATCH]: the action that this run logs (one line, at its end).
+action() {
+	ACTION=$1
+	ACTION_PATCH=${2:-}
+	ACTION_LOGGED=0
+}
+
+# action_log RESULT [DETAIL]: the action's line, once.
+action_log() {
+	[ -n "${ACTION:-}" ] && [ "${ACTION_LOGGED:-0}" = 0 ] || return 0
+	ACTION_LOGGED=1
+	klog "$ACTION" "${ACTION_PATCH:--}" "$@"
 }
 
 warn() {
@@ -57,8 +73,9 @@ who() {
 # klog ACTION PATCH RESULT [DETAIL]: one line, "klpc[PID]: user=... uid=...
 # auid=... action=... patch=... result=... detail="..."", to the kernel log
 # (journald files it under the identifier klpc), else to syslog. Never
-# fails the action.
+# fails the action. KLPC_LOG=0: no line.
 klog() {
+	[ "${KLPC_LOG:-1}" != 0 ] || return 0
 	_line="$(who) action=$1 patch=${2:--} result=$3"
 	[ $# -lt 4 ] || _line="$_line detail=\"$(printf '%s' "$4" | tr '"\n' "' ")\""
 	{ printf '<13>klpc[%s]: %s\n' "$$" "$_line" >/dev/kmsg; } 2>/dev/null ||
@@ -150,7 +167,6 @@ ko_need_patch() {
 ko_need_kver() {
 	_magic=$(modinfo -F vermagic "$1")
 	[ "${_magic%% *}" = "$2" ] && return 0
-	klog vermagic "$(modname "$1")" refused "built for ${_magic%% *}, not $2"
 	die "$1 is built for kernel ${_magic%% *} (vermagic '$_magic'), not for $2: rebuild it against linux-headers-$2"
 }
 
@@ -189,7 +205,6 @@ sig_required() {
 ko_need_signed() {
 	[ "$(sig_required)" = 1 ] || return 0
 	ko_signed "$1" && return 0
-	klog sigcheck "$(modname "$1")" refused "unsigned module, sig_enforce=$(sig_enforce) lockdown=$(lockdown_mode)"
 	die "$1 is not signed, and this kernel only loads signed modules (sig_enforce=$(sig_enforce), lockdown=$(lockdown_mode)).
   Sign it with the key DKMS uses, whose certificate is enrolled as a MOK:
     klpc sign $1

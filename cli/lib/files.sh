@@ -37,6 +37,7 @@ order_drop() {
 
 cmd_install() {
 	parse_kver_opts install "$@"
+	action install "$(modname "$OPT_ARG")"
 	need_root install
 	ko_check "$OPT_ARG"
 	_name=$(modname "$OPT_ARG")
@@ -50,19 +51,20 @@ cmd_install() {
 	cp "$OPT_ARG" "$_dir/.$_name.ko.tmp"
 	mv "$_dir/.$_name.ko.tmp" "$_dir/$_name.ko"
 	grep -qxF "$_name" "$_dir/order" 2>/dev/null || echo "$_name" >>"$_dir/order"
-	klog install "$_name" ok "kver=$OPT_KVER file=$_dir/$_name.ko"
+	action_log ok "kver=$OPT_KVER file=$_dir/$_name.ko"
 	echo "klpc: $_name: installed for $OPT_KVER ($_dir/$_name.ko), loaded at boot by klpc.service"
 }
 
 cmd_uninstall() {
 	parse_kver_opts uninstall "$@"
+	action uninstall "$(modname "$OPT_ARG")"
 	need_root uninstall
 	_name=$(modname "$OPT_ARG")
 	_dir=$KLPC_LIBDIR/$OPT_KVER
 	[ -f "$_dir/$_name.ko" ] || die "no patch '$_name' installed for $OPT_KVER (in $_dir)"
 	rm -f "$_dir/$_name.ko"
 	order_drop "$_dir/order" "$_name"
-	klog uninstall "$_name" ok "kver=$OPT_KVER"
+	action_log ok "kver=$OPT_KVER"
 	echo "klpc: $_name: uninstalled for $OPT_KVER"
 	if [ "$OPT_KVER" = "$(uname -r)" ] && is_loaded "$_name"; then
 		echo "klpc: $_name is still loaded: 'klpc unload $_name' removes it"
@@ -192,7 +194,7 @@ boot_one() {
 		echo skip
 	elif [ ! -f "$2" ]; then
 		err "boot: $1: $2 is missing"
-		klog boot-load "$1" failed "missing $2"
+		klog load "$1" failed "installed, but $2 is missing"
 		echo fail
 	elif (cmd_load "$2" --wait "${KLPC_BOOT_WAIT:-60}") >&2; then
 		echo ok
@@ -203,11 +205,12 @@ boot_one() {
 
 cmd_boot() {
 	[ $# -eq 0 ] || usage_error "boot takes no arguments"
+	action boot
 	need_root boot
-	case " $(cat /proc/cmdline) " in
+	case " $(cat "${KLPC_CMDLINE:-/proc/cmdline}") " in
 	*" klpc.enable=0 "*)
 		echo "klpc: boot: klpc.enable=0 on the kernel command line: nothing loaded"
-		klog boot - skipped "klpc.enable=0"
+		action_log skipped "klpc.enable=0"
 		return 0
 		;;
 	esac
@@ -226,10 +229,10 @@ cmd_boot() {
 	_sum="$_ok loaded, $_skip already loaded, $_fail failed (installed for $(uname -r): $((_ok + _skip + _fail)))"
 	echo "klpc: boot: $_sum"
 	if [ $_fail -gt 0 ]; then
-		klog boot - failed "$_sum"
+		action_log failed "$_sum"
 		exit "$KLPC_ERR"
 	fi
-	klog boot - ok "$_sum"
+	action_log ok "$_sum"
 }
 
 # --- sign -----------------------------------------------------------------
@@ -267,6 +270,7 @@ cmd_sign() {
 		shift
 	done
 	[ -n "$_file" ] || usage_error "sign: which module?"
+	action sign "$(modname "$_file")"
 	ko_check "$_file"
 	_sf=$(sign_file)
 	[ -n "$_sf" ] || die "Debian's sign-file is missing: apt install linux-kbuild-6.1 (linux-headers-amd64 brings it)"
@@ -277,10 +281,9 @@ cmd_sign() {
 	! ko_signed "$_file" || sig_strip "$_file"
 	_out=$("$_sf" "${KLPC_SIG_HASH:-sha256}" "$_key" "$_cert" "$_file" 2>&1) || _out="${_out:-failed}"
 	if ! ko_signed "$_file" || [ -n "$_out" ]; then
-		klog sign "$_name" failed "$_out"
 		die "sign-file failed on $_file: ${_out:-no signature appended}"
 	fi
-	klog sign "$_name" ok "signer=$(mi "$_file" signer)"
+	action_log ok "signer=$(mi "$_file" signer)"
 	echo "klpc: $_file: signed by $(mi "$_file" signer)"
 }
 
