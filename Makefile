@@ -9,6 +9,8 @@
 #   make vm-test [FILTER='t-1*,t-20-*']  boot the guest, run tests/t-*.sh
 #   make vm-bench          boot the guest, run bench/run.sh
 #   make vm-shell          boot the guest to a shell on the console
+#   make vm-try PATCH=x.ko [SCRIPT=s]  boot the guest, 'klpc load' the
+#                          patch, run the script (or klpc status, list -v)
 #   make debug-kernel      build (once) the debug kernel, print its tree
 #
 # KERNEL=stock (default): Debian's kernel. KDIR defaults to the tree of the
@@ -31,7 +33,7 @@ endif
 # clean must not install anything: use KDIR only if it exists already.
 CLEAN_KDIR = $(if $(filter file,$(origin KDIR)),$(shell tools/kdir.sh --no-install 2>/dev/null),$(KDIR))
 
-.PHONY: all modules clean check debug-kernel vm-demo vm-test vm-bench vm-shell
+.PHONY: all modules clean check debug-kernel vm-demo vm-test vm-bench vm-shell vm-try
 
 all: modules
 
@@ -81,7 +83,13 @@ debug-kernel:
 	@tools/deps.sh debug
 	@vm/debug-kernel.sh
 
-vm-demo vm-test vm-bench vm-shell: vm-%:
+vm-try: override VM_ENV += KLPC_TRY_PATCH='$(abspath $(PATCH))' \
+	$(if $(SCRIPT),KLPC_TRY_SCRIPT='$(abspath $(SCRIPT))')
+vm-try: vm-check-patch
+vm-check-patch:
+	@[ -n '$(PATCH)' ] || { echo "usage: make vm-try PATCH=path/to/patch.ko [SCRIPT=path/to/script]" >&2; exit 1; }
+
+vm-demo vm-test vm-bench vm-shell vm-try: vm-%:
 	@tools/deps.sh vm
 ifeq ($(KERNEL),debug)
 	@tools/deps.sh debug
