@@ -80,3 +80,5 @@ cli 3 uninstall klpc_sample
 out_has "no patch 'klpc_sample' installed for $kver"
 cli 0 uninstall klpc-sample -k "9${kver#6}"
 assert_not_exists "$KLPC_LIBDIR/9${kver#6}/klpc_sample.ko"
+cli 0 unload klpc_sample_stack
+cli 0 unload klpc_sample
