@@ -58,16 +58,16 @@ need_secs() {
 }
 
 need_root() {
-	[ "$(id -u)" -eq 0 ] ||
+	[ "$KLPC_UID" -eq 0 ] ||
 		die "'klpc $1' needs root: run it with sudo, or as root"
 }
 
 # who: the user behind the action (sudo's caller, the login uid).
 who() {
-	_auid=$(cat /proc/self/loginuid 2>/dev/null || echo 4294967295)
-	[ "$_auid" != 4294967295 ] || _auid=-
-	printf 'user=%s uid=%s auid=%s' "${SUDO_USER:-$(id -un 2>/dev/null || id -u)}" \
-		"$(id -u)" "$_auid"
+	_auid=$(rd /proc/self/loginuid)
+	case $_auid in '' | 4294967295) _auid=- ;; esac
+	printf 'user=%s uid=%s auid=%s' "${SUDO_USER:-$(id -un 2>/dev/null || echo "$KLPC_UID")}" \
+		"$KLPC_UID" "$_auid"
 }
 
 # klog ACTION PATCH RESULT [DETAIL]: one line, "klpc[PID]: user=... uid=...
@@ -82,10 +82,16 @@ klog() {
 		logger -t klpc -- "$_line" 2>/dev/null || true
 }
 
-# rd FILE: its content, empty if unreadable.
+# rd FILE: its first line, empty if unreadable (no cat: under QEMU's TCG
+# every exec counts).
 rd() {
-	cat "$1" 2>/dev/null || true
+	_rv=
+	{ IFS= read -r _rv <"$1"; } 2>/dev/null || true
+	printf '%s\n' "$_rv"
 }
+
+# KLPC_UID: whoever runs the command.
+KLPC_UID=$(id -u)
 
 # jbool 0|1: false|true.
 jbool() {
@@ -240,7 +246,9 @@ in_transition() {
 
 # trans_field KEY: a line of /proc/klpc/transition (root), empty if none.
 trans_field() {
-	awk -v k="$1" '$1 == k { print $2 }' "$KLPC_PROC/transition" 2>/dev/null || true
+	{ while read -r _k _v; do
+		[ "$_k" != "$1" ] || echo "$_v"
+	done <"$KLPC_PROC/transition"; } 2>/dev/null || true
 }
 
 # need_patch NAME: NAME is a registered klpc patch.

@@ -101,7 +101,7 @@ status_eval() {
 status_read() {
 	ST_TPATCH=$(in_transition)
 	ST_TFILE=0
-	[ -r "$KLPC_PROC/transition" ] && [ "$(id -u)" -eq 0 ] && ST_TFILE=1
+	[ -r "$KLPC_PROC/transition" ] && [ "$KLPC_UID" -eq 0 ] && ST_TFILE=1
 	ST_TARGET=
 	ST_SECS=
 	ST_PENDING=
@@ -110,16 +110,18 @@ status_read() {
 	ST_LASTP=-
 	ST_LASTEND=-
 	if [ "$ST_TFILE" = 1 ]; then
-		_t=$(cat "$KLPC_PROC/transition" 2>/dev/null) || _t=
-		_tp=$(echo "$_t" | awk '$1 == "patch" { print $2 }')
-		[ "$_tp" = - ] || ST_TPATCH=$_tp
-		ST_TARGET=$(echo "$_t" | awk '$1 == "target" { print $2 }')
-		ST_SECS=$(echo "$_t" | awk '$1 == "seconds" { print $2 }')
-		ST_PENDING=$(echo "$_t" | awk '$1 == "pending" { print $2 }')
-		ST_STALLED=$(echo "$_t" | awk '$1 == "stalled" { print $2 }')
-		ST_REVERSED=$(echo "$_t" | awk '$1 == "reversed" { print $2 }')
-		ST_LASTP=$(echo "$_t" | awk '$1 == "last_patch" { print $2 }')
-		ST_LASTEND=$(echo "$_t" | awk '$1 == "last_end" { print $2 }')
+		while read -r _k _v; do
+			case $_k in
+			patch) [ "$_v" = - ] || ST_TPATCH=$_v ;;
+			target) ST_TARGET=$_v ;;
+			seconds) ST_SECS=$_v ;;
+			pending) ST_PENDING=$_v ;;
+			stalled) ST_STALLED=$_v ;;
+			reversed) ST_REVERSED=$_v ;;
+			last_patch) ST_LASTP=$_v ;;
+			last_end) ST_LASTEND=$_v ;;
+			esac
+		done <"$KLPC_PROC/transition"
 	elif [ -n "$ST_TPATCH" ]; then
 		ST_TARGET=patched
 		[ "$(patch_flag klpc "$ST_TPATCH" enabled)" = 1 ] || ST_TARGET=unpatched
@@ -350,6 +352,6 @@ cmd_blocking() {
 		esac
 	done
 	core_loaded || die "klpc.ko is not loaded: no transition to show"
-	[ "$(id -u)" -eq 0 ] || die "'klpc blocking' needs root (/proc/klpc/tasks is root's only)"
+	[ "$KLPC_UID" -eq 0 ] || die "'klpc blocking' needs root (/proc/klpc/tasks is root's only)"
 	if [ $_json = 1 ]; then blocking_json $_verbose; else blocking_text $_verbose; fi
 }
