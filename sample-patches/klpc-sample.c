@@ -56,4 +56,4 @@ MODULE_DESCRIPTION("klpc sample: live patch /proc/cmdline");
 KLPC_PATCH_DESC("/proc/cmdline reads a fixed line instead of the kernel's command line");
 KLPC_PATCH_CVE("CVE-0000-0001");
 KLPC_PATCH_CVE("CVE-0000-0002");
-KLPC_PATCH_BUG("https://example.org/klpc/sample");
+KLPC_PATCH_REF("https://example.org/klpc/sample");

@@ -54,12 +54,12 @@ out_has '^state: +enabled'
 out_has '^cve: +.*CVE-0000-0001'
 out_has '^fixes: +/proc/cmdline reads a fixed line'
 out_has '^signed: +no'
-out_has 'klpc_bug: +https://example.org/klpc/sample'
+out_has 'klpc_ref: +https://example.org/klpc/sample'
 cli 0 info --json "$(ko klpc-sample)"
 assert_json name klpc_sample
 assert_json cve.# 2
 assert_json cve.0 CVE-0000-0002
-assert_json bug.0 https://example.org/klpc/sample
+assert_json ref.0 https://example.org/klpc/sample
 assert_json signed false
 assert_json state enabled
 

@@ -8,8 +8,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tools/lib.sh
 . "$ROOT/tools/lib.sh"
 
-C_DIRS="klp-core include sample-patches tests/modules bench"
-SH_DIRS="vm tests .ci tools bench cli"
+C_DIRS="klp-core include sample-patches tests/modules bench examples"
+SH_DIRS="vm tests .ci tools bench cli examples"
 LOGDIR=$ROOT/build/check
 PASSED=0
 FAILED=0

@@ -124,7 +124,7 @@ info_text() {
 	echo "description:  $(mi "$1" description)"
 	echo "fixes:        $(mi "$1" klpc_desc)"
 	echo "cve:          $(mi "$1" klpc_cve | tr '\n' ' ')"
-	echo "bug:          $(mi "$1" klpc_bug | tr '\n' ' ')"
+	echo "ref:          $(mi "$1" klpc_ref | tr '\n' ' ')"
 	echo "vermagic:     $(mi "$1" vermagic)"
 	if ko_signed "$1"; then
 		echo "signed:       yes, by $(mi "$1" signer) (key $(mi "$1" sig_key | tr -d '\n'))"
@@ -156,8 +156,8 @@ info_json() {
 		printf ',"description":%s,"klpc_desc":%s,"cve":' \
 			"$(json_str "$(mi "$1" description)")" "$(json_str "$(mi "$1" klpc_desc)")"
 		mi "$1" klpc_cve | json_list
-		printf ',"bug":'
-		mi "$1" klpc_bug | json_list
+		printf ',"ref":'
+		mi "$1" klpc_ref | json_list
 		printf ',"vermagic":%s,"signed":%s,"signer":%s' \
 			"$(json_str "$(mi "$1" vermagic)")" \
 			"$(ko_signed "$1" && echo true || echo false)" \
