@@ -33,7 +33,7 @@ endif
 # clean must not install anything: use KDIR only if it exists already.
 CLEAN_KDIR = $(if $(filter file,$(origin KDIR)),$(shell tools/kdir.sh --no-install 2>/dev/null),$(KDIR))
 
-.PHONY: all modules clean check debug-kernel vm-demo vm-test vm-bench vm-shell vm-try
+.PHONY: all modules clean check debug-kernel vm-demo vm-test vm-bench vm-shell vm-try vm-check-patch
 
 all: modules
 

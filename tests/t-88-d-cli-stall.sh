@@ -11,6 +11,10 @@ set -eu
 . "${0%/*}/lib-cli.sh"
 
 cli 0 load "$(ko klpc-sample)"
+# no fake signals: one would wake the sleeper (after 15 s) and end the
+# transition this test keeps stalled
+signal_secs=/sys/module/klpc/parameters/signal_secs
+expect_write_ok "$signal_secs" 0
 load klpc-cm-target
 start_sleeper
 
@@ -77,3 +81,4 @@ assert_json last_transition.end reversed
 cli 0 unload klpc_cm_patch
 release_sleeper
 wait "$SLEEPER"
+expect_write_ok "$signal_secs" 15
