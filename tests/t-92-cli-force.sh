@@ -17,6 +17,9 @@ fi
 cli 3 force klpc_cm_patch --yes
 out_has "'klpc_cm_patch' is not in transition: there is nothing to force"
 
+# no fake signal may wake the sleeper before the force
+signal_secs=/sys/module/klpc/parameters/signal_secs
+expect_write_ok "$signal_secs" 0
 start_sleeper
 cli 1 enable klpc_cm_patch --wait 1 --keep
 dmesg_mark
@@ -40,6 +43,7 @@ out_has '^klpc_cm_patch +klpc +enabled +0 +1$'
 
 release_sleeper
 wait "$SLEEPER"
+expect_write_ok "$signal_secs" 15
 cli 3 unload klpc_cm_patch
 out_has "'klpc_cm_patch' was forced: its module can never be removed"
 cli 0 disable klpc_cm_patch
