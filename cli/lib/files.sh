@@ -119,7 +119,8 @@ info_text() {
 	echo "patch:        $2"
 	echo "file:         ${1:-(unknown)}"
 	echo "state:        $(info_state "$2")"
-	echo "installed:    $(installed_kvers "$2")"
+	_ik=$(installed_kvers "$2")
+	echo "installed:    ${_ik:-(not installed)}"
 	[ -n "$1" ] || return 0
 	echo "description:  $(mi "$1" description)"
 	echo "fixes:        $(mi "$1" klpc_desc)"
