@@ -195,6 +195,7 @@ settle_exit() {
 cmd_load() {
 	parse_wait_opts load "$@"
 	_file=$OPT_ARG
+	[ ! -f "$_file" ] || ko_info "$_file"
 	action load "$(modname "$_file")"
 	need_root load
 	ko_check "$_file"

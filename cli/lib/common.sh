@@ -90,8 +90,12 @@ rd() {
 	printf '%s\n' "$_rv"
 }
 
-# KLPC_UID: whoever runs the command.
-KLPC_UID=$(id -u)
+# KLPC_UID: whoever runs the command (from the shell's own status file).
+KLPC_UID=
+while read -r _k _v _; do
+	[ "$_k" != Uid: ] || KLPC_UID=$_v
+done </proc/self/status
+[ -n "$KLPC_UID" ] || KLPC_UID=$(id -u)
 
 # jbool 0|1: false|true.
 jbool() {
@@ -123,12 +127,36 @@ json_num() {
 
 # --- modules --------------------------------------------------------------
 
+# ko_info FILE: FILE's modinfo, read once (an exec costs under TCG); the
+# fields of that file then come from KO_INFO.
+ko_info() {
+	[ "${KO_FILE:-}" != "$1" ] || return 0
+	KO_FILE=$1
+	KO_INFO=$(modinfo "$1" 2>/dev/null) || KO_INFO=
+}
+
+# ko_field FILE FIELD: FIELD's values, one a line, as modinfo -F prints them.
+ko_field() {
+	if [ "${KO_FILE:-}" != "$1" ]; then
+		modinfo -F "$2" "$1" 2>/dev/null || true
+		return 0
+	fi
+	printf '%s\n' "$KO_INFO" | while IFS= read -r _l; do
+		case $_l in
+		"$2:"*)
+			_l=${_l#"$2:"}
+			printf '%s\n' "${_l#"${_l%%[! 	]*}"}"
+			;;
+		esac
+	done
+}
+
 # modname TEXT: a module name as the kernel spells it (dashes become
 # underscores); a .ko file gives the name it carries.
 modname() {
 	case $1 in
 	*.ko)
-		_n=$(modinfo -F name "$1" 2>/dev/null) || _n=
+		_n=$(ko_field "$1" name)
 		[ -n "$_n" ] || _n=$(basename "$1" .ko)
 		;;
 	*) _n=$1 ;;
@@ -148,13 +176,14 @@ core_loaded() {
 ko_check() {
 	[ -e "$1" ] || die "$1: no such file"
 	if [ ! -f "$1" ] || [ ! -r "$1" ]; then die "$1: not a readable file"; fi
-	_vm=$(modinfo -F vermagic "$1" 2>/dev/null) || _vm=
+	ko_info "$1"
+	_vm=$(ko_field "$1" vermagic)
 	[ -n "$_vm" ] || die "$1: not a kernel module (modinfo finds no vermagic in it)"
 }
 
 # ko_is_patch FILE: FILE is a klpc patch module (it depends on klpc).
 ko_is_patch() {
-	case ,$(modinfo -F depends "$1" 2>/dev/null), in
+	case ,$(ko_field "$1" depends), in
 	*,klpc,*) return 0 ;;
 	esac
 	return 1
@@ -163,7 +192,7 @@ ko_is_patch() {
 # ko_need_patch FILE: die unless FILE is a klpc patch module.
 ko_need_patch() {
 	ko_is_patch "$1" && return 0
-	if [ "$(modinfo -F livepatch "$1" 2>/dev/null)" = Y ]; then
+	if [ "$(ko_field "$1" livepatch)" = Y ]; then
 		die "$1 is a patch for the kernel's built-in livepatch, not for klpc: load it with insmod"
 	fi
 	die "$1 is not a klpc patch module (it does not use klpc.ko's symbols)"
@@ -171,7 +200,7 @@ ko_need_patch() {
 
 # ko_need_kver FILE KVER: die unless FILE was built for kernel KVER.
 ko_need_kver() {
-	_magic=$(modinfo -F vermagic "$1")
+	_magic=$(ko_field "$1" vermagic)
 	[ "${_magic%% *}" = "$2" ] && return 0
 	die "$1 is built for kernel ${_magic%% *} (vermagic '$_magic'), not for $2: rebuild it against linux-headers-$2"
 }

@@ -37,6 +37,7 @@ order_drop() {
 
 cmd_install() {
 	parse_kver_opts install "$@"
+	[ ! -f "$OPT_ARG" ] || ko_info "$OPT_ARG"
 	action install "$(modname "$OPT_ARG")"
 	need_root install
 	ko_check "$OPT_ARG"
@@ -112,7 +113,7 @@ info_state() {
 }
 
 mi() {
-	modinfo -F "$2" "$1" 2>/dev/null || true
+	ko_field "$1" "$2"
 }
 
 info_text() {
@@ -133,7 +134,8 @@ info_text() {
 		echo "signed:       no"
 	fi
 	echo "modinfo:"
-	modinfo "$1" | sed 's/^/    /'
+	ko_info "$1"
+	printf '%s\n' "$KO_INFO" | sed 's/^/    /'
 }
 
 # json_list: stdin's lines as a JSON array of strings.
@@ -179,6 +181,7 @@ cmd_info() {
 	done
 	[ -n "$_arg" ] || usage_error "info: which patch?"
 	_file=$(info_file "$_arg")
+	[ -z "$_file" ] || ko_info "$_file"
 	_name=$(modname "${_file:-$_arg}")
 	if [ -z "$_file" ] && [ "$(info_state "$_name")" = "not loaded" ]; then
 		die "no patch '$_arg': not loaded, not installed for $(uname -r), no such file"
