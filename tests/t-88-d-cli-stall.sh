@@ -55,6 +55,9 @@ assert_json tasks.0.pid "$SLEEPER"
 assert_json tasks.0.comm cat
 assert_json tasks.0.blocker klpc_cm_sleeper
 json tasks.0.stack.0 | grep -q 'klpc_cm_wait+' || die "stack: $(cat "$OUT.stdout")"
+cli 1 enable klpc_cm_patch --wait 1 --keep
+out_has 'klpc_cm_patch: already enabled, in transition'
+out_has 'left in transition \(--keep\)'
 cli 3 disable klpc_sample
 out_has "patch 'klpc_cm_patch' is in transition"
 cli 3 load "$(ko klpc-sample-stack)"

@@ -248,8 +248,11 @@ cmd_enable() {
 			echo "klpc: $_name: already ${_act}d"
 			return 0
 		fi
+		# its transition already goes that way: wait for it
+		echo "klpc: $_name: already ${_act}d, in transition"
+	else
+		set_enabled "$_act" "$_name" $_want
 	fi
-	set_enabled "$_act" "$_name" $_want
 	settle "$_act" "$_name"
 	settle_exit "$_act" "$_name"
 }
