@@ -12,6 +12,8 @@
 #   make vm-try PATCH=x.ko [SCRIPT=s]  boot the guest, 'klpc load' the
 #                          patch, run the script (or klpc status, list -v)
 #   make debug-kernel      build (once) the debug kernel, print its tree
+#   make install-tools [DESTDIR=...]  the klpc command, its functions and
+#                          man page, klpc-patch.mk and include/ (klpc-tools)
 #
 # KERNEL=stock (default): Debian's kernel. KDIR defaults to the tree of the
 # installed linux-headers-amd64 (installed by the recipes when run as root).
@@ -33,7 +35,7 @@ endif
 # clean must not install anything: use KDIR only if it exists already.
 CLEAN_KDIR = $(if $(filter file,$(origin KDIR)),$(shell tools/kdir.sh --no-install 2>/dev/null),$(KDIR))
 
-.PHONY: all modules clean check debug-kernel vm-demo vm-test vm-bench vm-shell vm-try vm-check-patch
+.PHONY: install-tools all modules clean check debug-kernel vm-demo vm-test vm-bench vm-shell vm-try vm-check-patch
 
 all: modules
 
@@ -78,6 +80,17 @@ clean:
 
 check:
 	@KLPC_KDIR='$(KDIR)' tools/check.sh
+
+# What klpc-tools installs: /usr/sbin/klpc finds its functions in
+# /usr/share/klpc/lib, patch builds klpc.h in /usr/share/klpc/include.
+KLPC_SHARE_DIR = /usr/share/klpc
+install-tools:
+	install -D -m 755 cli/klpc '$(DESTDIR)/usr/sbin/klpc'
+	install -d '$(DESTDIR)$(KLPC_SHARE_DIR)/lib' '$(DESTDIR)$(KLPC_SHARE_DIR)/include'
+	install -m 644 cli/lib/*.sh '$(DESTDIR)$(KLPC_SHARE_DIR)/lib/'
+	install -m 644 cli/klpc-patch.mk '$(DESTDIR)$(KLPC_SHARE_DIR)/'
+	install -m 644 include/klpc.h include/klpc-compat.h '$(DESTDIR)$(KLPC_SHARE_DIR)/include/'
+	install -D -m 644 cli/klpc.8 '$(DESTDIR)/usr/share/man/man8/klpc.8'
 
 debug-kernel:
 	@tools/deps.sh debug

@@ -154,6 +154,22 @@ do_shellcheck() {
 	echo "shellcheck: $(echo "$files" | wc -l) script(s) checked"
 }
 
+# The command as klpc-tools installs it (make install-tools) finds its
+# functions in the share directory, and the patch fragment finds klpc.h.
+do_installed() {
+	dest=$LOGDIR/install-tools
+	rm -rf "$dest"
+	make -s -C "$ROOT" install-tools DESTDIR="$dest" || return 1
+	KLPC_SHARE=$dest/usr/share/klpc "$dest/usr/sbin/klpc" --help | grep -q '^usage: klpc' ||
+		{ echo "the installed klpc does not run"; return 1; }
+	# shellcheck disable=SC2016 # $(KLPC_INCLUDE) is make's
+	inc=$(make -s -f "$dest/usr/share/klpc/klpc-patch.mk" \
+		--eval 'klpc-show-include: ; @echo $(KLPC_INCLUDE)' klpc-show-include)
+	[ "$inc" = "$dest/usr/share/klpc/include" ] ||
+		{ echo "klpc-patch.mk does not find the installed klpc.h"; return 1; }
+	echo "installed into $dest: klpc runs, klpc-patch.mk finds klpc.h"
+}
+
 # step NAME FUNCTION: run a step, indenting its output.
 step() {
 	echo "== $1"
@@ -173,6 +189,7 @@ main() {
 	step "sparse (C=2) without warnings" do_sparse
 	step "compat sample is upstream source" do_compat
 	step "shellcheck" do_shellcheck
+	step "klpc-tools as installed" do_installed
 	echo "check: $PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]
 }
