@@ -170,6 +170,32 @@ do_installed() {
 	echo "installed into $dest: klpc runs, klpc-patch.mk finds klpc.h"
 }
 
+# klpc symvers reads from klpc.ko the CRCs kbuild wrote into Module.symvers,
+# and the example patch builds out of tree with klpc-patch.mk from them
+# without a modpost warning (after the builds above, klpc.ko is there).
+do_patch_build() {
+	[ -f "$ROOT/klpc.ko" ] || { echo "no klpc.ko: the builds above failed?"; return 1; }
+	"$ROOT/cli/klpc" symvers "$ROOT/klpc.ko" | cut -f1,2 | sort >"$LOGDIR/symvers.cli"
+	awk -F'\t' '$3 ~ /\/klpc$/ { print $1 "\t" $2 }' "$ROOT/Module.symvers" | sort \
+		>"$LOGDIR/symvers.kbuild"
+	if [ ! -s "$LOGDIR/symvers.kbuild" ] ||
+		! cmp -s "$LOGDIR/symvers.cli" "$LOGDIR/symvers.kbuild"; then
+		diff "$LOGDIR/symvers.kbuild" "$LOGDIR/symvers.cli"
+		echo "klpc symvers differs from Module.symvers"
+		return 1
+	fi
+	dir=$ROOT/examples/loadavg-fix
+	make -C "$dir" KLPC_MK="$ROOT/cli/klpc-patch.mk" KDIR="$KDIR" \
+		KLPC_KO="$ROOT/klpc.ko" clean >/dev/null 2>&1 || true
+	make -C "$dir" KLPC_MK="$ROOT/cli/klpc-patch.mk" KDIR="$KDIR" \
+		KLPC_KO="$ROOT/klpc.ko" W=1 >"$LOGDIR/patch-build.log" 2>&1 ||
+		{ cat "$LOGDIR/patch-build.log"; return 1; }
+	if grep -E '(WARNING|warning|error):' "$LOGDIR/patch-build.log"; then
+		return 1
+	fi
+	echo "klpc symvers matches Module.symvers ($(wc -l <"$LOGDIR/symvers.cli") symbols); examples/loadavg-fix builds with klpc-patch.mk"
+}
+
 # step NAME FUNCTION: run a step, indenting its output.
 step() {
 	echo "== $1"
@@ -190,6 +216,7 @@ main() {
 	step "compat sample is upstream source" do_compat
 	step "shellcheck" do_shellcheck
 	step "klpc-tools as installed" do_installed
+	step "a patch built out of tree (klpc-patch.mk)" do_patch_build
 	echo "check: $PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]
 }
