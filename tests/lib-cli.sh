@@ -16,7 +16,10 @@ cli() {
 	_want=$1
 	shift
 	_rc=0
+	read -r _t0 _ </proc/uptime
 	klpc "$@" >"$OUT.stdout" 2>"$OUT.stderr" </dev/null || _rc=$?
+	read -r _t1 _ </proc/uptime
+	echo "$_t0 $_t1 $*" >>"$KLPC_TMP/cli.times"
 	cat "$OUT.stdout" "$OUT.stderr" >"$OUT"
 	[ "$_want" = any ] || [ "$_rc" = "$_want" ] ||
 		die "klpc $*: exit status $_rc, expected $_want; output:
@@ -78,4 +81,12 @@ ko() {
 fake_vermagic() {
 	perl -0777 -pe 's/vermagic=6\./vermagic=9./' "$(ko "$1")" >"$2"
 	case $(modinfo -F vermagic "$2") in 9.*) ;; *) die "could not fake the vermagic of $2" ;; esac
+}
+
+# cli_times: a figure: how many klpc commands ran, their total and slowest
+# times.
+cli_times() {
+	awk '{ d = $2 - $1; t += d; n++; if (d > m) { m = d; $1 = $2 = ""; w = $0 } }
+		END { printf "FIGURE klpc commands: %d, %.1f s in all, slowest %.1f s:%s\n", n, t, m, w }' \
+		"$KLPC_TMP/cli.times"
 }

@@ -116,3 +116,4 @@ cli 0 unload klpc_sample
 assert_eq "$orig" "$(cat /proc/cmdline)" "/proc/cmdline at the end"
 cli 0 status
 out_has '^patches: +none'
+cli_times

@@ -14,8 +14,10 @@ kmsg_since() {
 		sed -e 's/^\[[^]]*\] */    kernel: /' | tail -n 20 || true
 }
 
+# uptime_s: whole seconds since boot, in UP (no exec: this runs in loops).
 uptime_s() {
-	cut -d. -f1 /proc/uptime
+	read -r UP _ </proc/uptime
+	UP=${UP%.*}
 }
 
 # parse_wait_opts CMD ARGS...: OPT_ARG (the one operand), OPT_WAIT, OPT_KEEP.
@@ -130,15 +132,18 @@ load_failed() {
 progress() {
 	[ -t 1 ] || return 0
 	_left=$(trans_field pending)
+	uptime_s
 	printf '\r%s: transition, %s task(s) left, %s s ' "$1" "${_left:-?}" \
-		"$(($(uptime_s) - $2))"
+		"$((UP - $2))"
 }
 
 # wait_done NAME SECS: 0 once NAME's transition ended, 1 after SECS.
 wait_done() {
-	_t0=$(uptime_s)
+	uptime_s
+	_t0=$UP
 	while [ "$(rd "$KLPC_SYSFS/$1/transition")" = 1 ]; do
-		if [ $(($(uptime_s) - _t0)) -ge "$2" ]; then
+		uptime_s
+		if [ $((UP - _t0)) -ge "$2" ]; then
 			[ ! -t 1 ] || echo
 			return 1
 		fi
@@ -212,7 +217,10 @@ cmd_load() {
 	_out=$(insmod "$_file" 2>&1) || load_failed "$_file" "$_name" "$_out"
 	# where it came from, for 'klpc info NAME'
 	if mkdir -p "$KLPC_RUNDIR" 2>/dev/null; then
-		readlink -f "$_file" >"$KLPC_RUNDIR/$_name.path" || true
+		case $_file in
+		/*) echo "$_file" ;;
+		*) echo "$PWD/$_file" ;;
+		esac >"$KLPC_RUNDIR/$_name.path" || true
 	fi
 	echo "klpc: $_name: loaded, patching"
 	settle load "$_name"

@@ -161,11 +161,17 @@ modname() {
 		;;
 	*) _n=$1 ;;
 	esac
-	echo "$_n" | tr - _
+	while :; do
+		case $_n in
+		*-*) _n=${_n%%-*}_${_n#*-} ;;
+		*) break ;;
+		esac
+	done
+	echo "$_n"
 }
 
 is_loaded() {
-	grep -q "^$1 " /proc/modules 2>/dev/null
+	[ -f "/sys/module/$1/initstate" ]
 }
 
 core_loaded() {
