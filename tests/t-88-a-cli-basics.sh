@@ -2,6 +2,7 @@
 # The klpc command without the core: help, usage errors, status/list/
 # blocking with klpc.ko not loaded (exit 3), every root-only command
 # refused to a user, klpc.ko missing; the refusals are logged.
+# klpc-timeout: 300
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"

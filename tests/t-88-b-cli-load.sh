@@ -4,6 +4,7 @@
 # action logs one line; the error cases: a patch already loaded, no such
 # patch, a file that is no module, a module that is no klpc patch, a
 # built-in livepatch module, a vermagic mismatch, a refusal by the core.
+# klpc-timeout: 300
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"

@@ -4,6 +4,7 @@
 # installed patch in installation order, skipping loaded ones; a failing
 # patch does not stop the others and makes it exit 3; klpc.enable=0 on
 # the kernel command line loads nothing.
+# klpc-timeout: 300
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"

@@ -3,7 +3,7 @@
 # with its stack and reverses (exit 2; status 2, 'reversed'); with --keep
 # it stays (exit 1; status 1, then 2 once stalled); blocking -v/--json;
 # other actions are refused while it runs; disable reverses it.
-# klpc-timeout: 180
+# klpc-timeout: 300
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"

@@ -4,6 +4,7 @@
 # disabled, the built-in sample enabled on the same function); klpc's
 # commands refuse a built-in patch by name, and report the core's refusal
 # to enable a function the built-in owns.
+# klpc-timeout: 300
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"

@@ -3,6 +3,7 @@
 # not in transition; with --yes it ends a transition a sleeper blocks,
 # and klpc unload then refuses the forced patch. The forced module stays
 # loaded for good, as after t-90: this runs after it, before t-99.
+# klpc-timeout: 300
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"

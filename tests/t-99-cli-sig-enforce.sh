@@ -5,6 +5,7 @@
 # explanation of the kernel's refusal; klpc status and info show the
 # state; klpc sign's errors in a guest without sign-file.
 # Both switches cannot be turned off again: this test must run last.
+# klpc-timeout: 300
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"
