@@ -27,6 +27,9 @@
  * allocate in the common case.  A task that cannot get an entry makes the
  * table "lost": its state is known only as "the target", so the
  * transition can no longer start (enabling fails) or be reversed.
+ *
+ * klpc_walk_threads(), at the end, is the walk of every thread that fills
+ * the table and that the hooks use to cancel their works.
  */
 
 #define pr_fmt(fmt) "klpc: " fmt
@@ -524,4 +527,65 @@ void klpc_task_set_blocker(struct task_struct *task, const char *why)
 	if (e)
 		e->blocker = why;
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
+}
+
+/*
+ * How many threads a walk handles per RCU read-side section: between two,
+ * the CPU may reschedule.  The built-in livepatch walks every task under
+ * tasklist_lock with preemption off; with 10,000 tasks that held a CPU
+ * for tens of milliseconds under TCG.
+ */
+#define KLPC_WALK_BATCH		128
+
+/*
+ * Take a break in a walk of the thread list: rescheduling is allowed, and
+ * the walk can go on only if both tasks it holds are still listed (as
+ * hung_task.c does).
+ */
+static bool klpc_walk_break(struct task_struct *g, struct task_struct *t)
+{
+	bool alive;
+
+	get_task_struct(g);
+	get_task_struct(t);
+	rcu_read_unlock();
+	cond_resched();
+	rcu_read_lock();
+	alive = pid_alive(g) && pid_alive(t);
+	put_task_struct(t);
+	put_task_struct(g);
+	return alive;
+}
+
+/**
+ * klpc_walk_threads() - call a function on every thread, yielding the CPU
+ * @fn:		the function; a non-zero return stops the walk
+ * @arg:	its argument
+ *
+ * A walk that cannot go on after a break starts again, so @fn may see a
+ * thread twice; after three restarts the walk takes no more breaks.
+ *
+ * Return: what @fn returned last.
+ */
+int klpc_walk_threads(int (*fn)(struct task_struct *t, void *arg), void *arg)
+{
+	struct task_struct *g, *t;
+	unsigned int n = 0, restarts = 0;
+	int ret = 0;
+
+	rcu_read_lock();
+restart:
+	for_each_process_thread(g, t) {
+		ret = fn(t, arg);
+		if (ret)
+			goto out;
+		if (++n % KLPC_WALK_BATCH || restarts >= 3 ||
+		    klpc_walk_break(g, t))
+			continue;
+		restarts++;
+		goto restart;
+	}
+out:
+	rcu_read_unlock();
+	return ret;
 }

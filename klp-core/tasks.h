@@ -56,4 +56,6 @@ static inline bool klpc_task_switch(struct task_struct *task)
 	return klpc_task_switch_to(task, KLPC_UNDEFINED, KLPC_MOVER_EXIT);
 }
 
+int klpc_walk_threads(int (*fn)(struct task_struct *t, void *arg), void *arg);
+
 #endif /* _KLPC_TASKS_H */

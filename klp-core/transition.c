@@ -331,67 +331,6 @@ static void klpc_teardown_fn(struct work_struct *work)
 	klpc_tasks_reap();
 }
 
-/*
- * How many threads a walk handles per RCU read-side section: between two,
- * the CPU may reschedule.  The built-in livepatch walks every task under
- * tasklist_lock with preemption off; with 10,000 tasks that held a CPU
- * for tens of milliseconds under TCG.
- */
-#define KLPC_WALK_BATCH		128
-
-/*
- * Take a break in a walk of the thread list: rescheduling is allowed, and
- * the walk can go on only if both tasks it holds are still listed (as
- * hung_task.c does).
- */
-static bool klpc_walk_break(struct task_struct *g, struct task_struct *t)
-{
-	bool alive;
-
-	get_task_struct(g);
-	get_task_struct(t);
-	rcu_read_unlock();
-	cond_resched();
-	rcu_read_lock();
-	alive = pid_alive(g) && pid_alive(t);
-	put_task_struct(t);
-	put_task_struct(g);
-	return alive;
-}
-
-/**
- * klpc_walk_threads() - call a function on every thread, yielding the CPU
- * @fn:		the function; a non-zero return stops the walk
- * @arg:	its argument
- *
- * A walk that cannot go on after a break starts again, so @fn may see a
- * thread twice; after three restarts the walk takes no more breaks.
- *
- * Return: what @fn returned last.
- */
-int klpc_walk_threads(int (*fn)(struct task_struct *t, void *arg), void *arg)
-{
-	struct task_struct *g, *t;
-	unsigned int n = 0, restarts = 0;
-	int ret = 0;
-
-	rcu_read_lock();
-restart:
-	for_each_process_thread(g, t) {
-		ret = fn(t, arg);
-		if (ret)
-			goto out;
-		if (++n % KLPC_WALK_BATCH || restarts >= 3 ||
-		    klpc_walk_break(g, t))
-			continue;
-		restarts++;
-		goto restart;
-	}
-out:
-	rcu_read_unlock();
-	return ret;
-}
-
 static int klpc_count_one(struct task_struct *t, void *arg)
 {
 	(*(unsigned int *)arg)++;

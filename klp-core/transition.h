@@ -18,7 +18,6 @@ void klpc_force_transition(void);
 void klpc_transition_kick(void);
 void klpc_transition_flush(void);
 void klpc_transition_wait(struct klpc_patch *patch);
-int klpc_walk_threads(int (*fn)(struct task_struct *t, void *arg), void *arg);
 void klpc_task_exiting(struct task_struct *task);
 void klpc_transition_refresh(void);
 void klpc_transition_show(struct seq_file *m);
