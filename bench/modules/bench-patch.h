@@ -7,10 +7,11 @@
  *
  * replaces klpc_bench_fn_000() ... of klpc_bench_target, N (1 to 1000) of
  * them from the Fth (0 by default; the tests use it), all with one
- * function, and klpc_bench_hold() too when hold=1.  It is written against the upstream livepatch API; the
- * including file picks the implementation with its include line:
- * <linux/livepatch.h> for the built-in livepatch, <klpc-compat.h> for
- * klpc.  Both patches are thus the same code, as the benchmark requires.
+ * function, and klpc_bench_hold() too when hold=1.  It is written against
+ * the upstream livepatch API; the including file picks the implementation
+ * with its include line: <linux/livepatch.h> for the built-in livepatch,
+ * <klpc-compat.h> for klpc.  Both patches are thus the same code, as the
+ * benchmark requires.
  */
 
 #include <linux/module.h>
