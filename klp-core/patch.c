@@ -380,7 +380,7 @@ static int klpc_patch_objs(struct klpc_patch *patch, struct klpc_object *only)
 	ips = kvcalloc(max, sizeof(*ips), GFP_KERNEL);
 	new_ops = kvcalloc(max, sizeof(*new_ops), GFP_KERNEL);
 	if (!ips || !new_ops)
-		goto out;
+		goto nomem;
 
 	klpc_for_each_object(patch, obj) {
 		if (!klpc_obj_selected(obj, only, false))
@@ -390,7 +390,7 @@ static int klpc_patch_objs(struct klpc_patch *patch, struct klpc_object *only)
 				continue;
 			ops = kzalloc(sizeof(*ops), GFP_KERNEL);
 			if (!ops)
-				goto out;
+				goto nomem;
 			ops->ip = func->old_ip;
 			INIT_LIST_HEAD(&ops->func_stack);
 			new_ops[nr] = ops;
@@ -422,6 +422,11 @@ mark:
 		if (klpc_obj_selected(obj, only, false))
 			obj->patched = true;
 	ret = 0;
+	goto out;
+nomem:
+	/* the one failure here that has no message of its own */
+	pr_err("patch '%s': cannot allocate the redirection of its functions (-ENOMEM)\n",
+	       patch->mod->name);
 out:
 	for (i = 0; i < nr; i++)
 		kfree(new_ops[i]);
