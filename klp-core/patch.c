@@ -369,10 +369,11 @@ static void klpc_report_failure(struct klpc_patch *patch,
 static int klpc_patch_objs(struct klpc_patch *patch, struct klpc_object *only)
 {
 	unsigned int max = klpc_count_funcs(patch, only), nr = 0, i;
-	struct klpc_ops **new_ops, *ops;
+	/* NULL: an object of callbacks only (!max) reaches the kvfree()s */
+	struct klpc_ops **new_ops = NULL, *ops;
 	struct klpc_object *obj;
 	struct klpc_func *func;
-	unsigned long *ips, direct;
+	unsigned long *ips = NULL, direct;
 	int ret = -ENOMEM;
 
 	if (!max)
