@@ -47,19 +47,26 @@ fault_klpc_range() {
 	awk '$1 == "klpc" { printf "from=%s len=%s\n", $6, $2 }' /proc/modules
 }
 
-# fault_try ARGS...: fault_op once, klpc-test-fail loaded with ARGS around
-# it. Sets FAULT_RC (0 or 1), FAULT_ERR, FAULT_INJ, FAULT_HITS, FAULT_SITE;
-# the recorded call sites go to $KLPC_TMP/sites.
+# fault_arm N: klpc-test-fail (loaded) fails the Nth call from now on,
+# counted anew; 0: none.
+fault_arm() {
+	echo "$1" >"$FAULT_FAIL_P/nth"
+}
+
+# fault_try N: fault_op once, with the Nth call failing. Sets FAULT_RC (0
+# or 1), FAULT_ERR, FAULT_INJ, FAULT_HITS, FAULT_SITE; the recorded call
+# sites go to $KLPC_TMP/sites. What follows it (checks, undo) is not
+# counted.
 fault_try() {
-	load klpc-test-fail "$@"
 	dmesg_mark
+	fault_arm "$1"
 	FAULT_RC=0
 	FAULT_ERR=$(fault_op 2>&1 >/dev/null) || FAULT_RC=1
 	FAULT_INJ=$(cat "$FAULT_FAIL_P/injected")
 	FAULT_HITS=$(cat "$FAULT_FAIL_P/hits")
 	FAULT_SITE=$(sed 's/ .*//' "$FAULT_FAIL_P/site")
 	cat "$FAULT_FAIL_P/sites" >"$KLPC_TMP/sites"
-	unload klpc-test-fail
+	fault_arm 0
 }
 
 # fault_idle: no patch in transition, and the table is gone.
@@ -114,14 +121,11 @@ fault_tally() {
 	figure "fault $1: $2: $3 injection points, all clean; sites: ${4:--}"
 }
 
-# fault_one NAME ARGS...: one try with ARGS and its checks; counts an
-# injection point in FAULT_POINTS, its site in $KLPC_TMP/hit-sites.
+# fault_one NAME N: one try failing the Nth call, and its checks; counts
+# an injection point in FAULT_POINTS, its site in $KLPC_TMP/hit-sites.
 fault_one() {
-	_what=$1
-	_last=$(eval "echo \"\${$#}\"")
-	shift
-	fault_try "$@"
-	fault_verify "$_what ($_last, injected $FAULT_INJ at ${FAULT_SITE}, rc $FAULT_RC)"
+	fault_try "$2"
+	fault_verify "$1 (nth=$2, injected $FAULT_INJ at $FAULT_SITE, rc $FAULT_RC)"
 	[ "$FAULT_INJ" -gt 0 ] || return 0
 	FAULT_POINTS=$((FAULT_POINTS + 1))
 	echo "${FAULT_SITE%%+*}" >>"$KLPC_TMP/hit-sites"
@@ -129,28 +133,29 @@ fault_one() {
 
 # fault_sweep_allocs NAME: the klpc-test-fail sweep.
 fault_sweep_allocs() {
-	_name=$1
 	# shellcheck disable=SC2046 # from= and len=
-	set -- func=$FAULT_ALLOCS $(fault_klpc_range) err=0
+	load klpc-test-fail func=$FAULT_ALLOCS $(fault_klpc_range) err=0 nth=1
+	fault_arm 0
 	: >"$KLPC_TMP/hit-sites"
 	FAULT_POINTS=0
-	fault_one "$_name record" "$@" nth=2000000000
-	[ "$FAULT_RC" = 0 ] || die "$_name: fails with nothing injected: $FAULT_ERR"
+	fault_one "$1 record" 2000000000
+	[ "$FAULT_RC" = 0 ] || die "$1: fails with nothing injected: $FAULT_ERR"
 	_total=$FAULT_HITS
-	info "$_name: klpc made $_total allocations; sites: $(tr '\n' ';' <"$KLPC_TMP/sites")"
+	info "$1: klpc made $_total allocations; sites: $(tr '\n' ';' <"$KLPC_TMP/sites")"
 	for _n in $(fault_plan "$_total"); do
-		fault_one "$_name" "$@" nth="$_n"
+		fault_one "$1" "$_n"
 	done
 	# the end: until the operation succeeds with nothing injected
 	_n=$((_total + 1))
 	while :; do
-		fault_one "$_name" "$@" nth="$_n"
+		fault_one "$1" "$_n"
 		[ "$FAULT_INJ" -gt 0 ] || [ "$FAULT_RC" != 0 ] || break
 		_n=$((_n + 1))
 		[ "$_n" -le $((_total + FAULT_EXTRA)) ] ||
-			die "$_name: still injected at allocation $_n of $_total recorded"
+			die "$1: still injected at allocation $_n of $_total recorded"
 	done
-	fault_tally "$_name" klpc-test-fail "$FAULT_POINTS" \
+	unload klpc-test-fail
+	fault_tally "$1" klpc-test-fail "$FAULT_POINTS" \
 		"$(sort -u "$KLPC_TMP/hit-sites" | paste -sd, -)"
 }
 
@@ -168,6 +173,13 @@ fault_attrs_restore() {
 		echo "$_v" >"$_f" || true
 	done
 	rm -f "$KLPC_TMP/fault-attrs"
+}
+
+# fault_cleanup: on the test's exit, however it exits: the fault knobs
+# restored, and the tasks of FAULT_PIDS killed.
+fault_cleanup() {
+	fault_attrs_restore
+	[ -z "${FAULT_PIDS:-}" ] || kill "$FAULT_PIDS" 2>/dev/null || true
 }
 
 # fault_attrs_setup: fail_nth fails the nth call reaching should_fail(),
@@ -201,20 +213,21 @@ fault_sweep_slab() {
 		echo "$1 failslab skipped -" >>"$FAULT_TALLY"
 		return 0
 	fi
-	trap fault_attrs_restore EXIT
 	fault_attrs_setup
+	load klpc-test-fail func="$2" task_nth=1 nth=1
+	fault_arm 0
 	: >"$KLPC_TMP/hit-sites"
 	FAULT_POINTS=0
 	_n=1
 	while :; do
-		fault_one "$1 failslab" func="$2" task_nth=1 nth="$_n"
+		fault_one "$1 failslab" "$_n"
 		[ "$FAULT_INJ" -gt 0 ] || [ "$FAULT_RC" != 0 ] || break
 		_n=$(fault_next "$_n")
 		[ "$_n" -le "$FAULT_MAX_N" ] ||
 			die "$1: failslab: allocation $_n in $2 still fails"
 	done
+	unload klpc-test-fail
 	fault_attrs_restore
-	trap - EXIT
 	info "$1: failslab: the task made fewer than $_n allocations in $2"
 	fault_tally "$1" failslab "$FAULT_POINTS" "$2"
 }
@@ -224,3 +237,6 @@ fault_sweep() {
 	fault_sweep_allocs "$1"
 	fault_sweep_slab "$1" "$2"
 }
+
+trap fault_cleanup EXIT
+trap 'exit 1' INT TERM

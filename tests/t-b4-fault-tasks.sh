@@ -19,7 +19,7 @@ D=$(patch_dir klpc_test_proc_a)
 
 "$KLPC_TASKS" threads 1000 3600 &
 THREADS=$!
-trap 'kill "$THREADS" 2>/dev/null || true' EXIT
+FAULT_PIDS=$THREADS
 nr_threads() {
 	[ "$(awk '/^Threads:/ { print $2 }' "/proc/$THREADS/status")" -ge 1001 ]
 }
@@ -44,5 +44,5 @@ fault_check_before() {
 fault_sweep "start-1000-tasks" klpc_set_enabled
 kill "$THREADS"
 wait "$THREADS" || true
-trap - EXIT
+FAULT_PIDS=
 unload klpc-test-proc-a

@@ -32,7 +32,8 @@
  * counts the calls in which that allocation was reached.
  *
  * /sys/module/klpc_test_fail/parameters/hits counts the calls seen,
- * .../injected the ones made to fail.  Removing the module stops it.
+ * .../injected the ones made to fail.  Writing nth starts over (the
+ * counts and sites are reset); 0 stops it, as removing the module does.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -56,8 +57,6 @@ module_param(func, charp, 0444);
 MODULE_PARM_DESC(func, "the function(s) to make fail (symbols, comma-separated)");
 
 static uint nth = 1;
-module_param(nth, uint, 0444);
-MODULE_PARM_DESC(nth, "fail its nth call from now on (1: the next)");
 
 static int times = 1;
 module_param(times, int, 0444);
@@ -91,6 +90,36 @@ static struct {
 static unsigned int klpc_fail_nr_runs;
 static bool klpc_fail_runs_full;
 static unsigned long klpc_fail_site;
+
+/*
+ * A new nth starts a new count: the counters, the sites and the site made
+ * to fail are reset.  0 stops injecting (and, with task_nth, arming).
+ */
+static int klpc_fail_set_nth(const char *val, const struct kernel_param *kp)
+{
+	unsigned long flags;
+	int ret;
+
+	ret = param_set_uint(val, kp);
+	if (ret)
+		return ret;
+	raw_spin_lock_irqsave(&klpc_fail_lock, flags);
+	atomic_set(&klpc_fail_hits, 0);
+	atomic_set(&klpc_fail_injected, 0);
+	klpc_fail_nr_runs = 0;
+	klpc_fail_runs_full = false;
+	klpc_fail_site = 0;
+	raw_spin_unlock_irqrestore(&klpc_fail_lock, flags);
+	return 0;
+}
+
+static const struct kernel_param_ops klpc_fail_nth_ops = {
+	.set	= klpc_fail_set_nth,
+	.get	= param_get_uint,
+};
+
+module_param_cb(nth, &klpc_fail_nth_ops, &nth, 0644);
+MODULE_PARM_DESC(nth, "fail its nth call from now on (1: the next; 0: none)");
 
 static int klpc_fail_get(char *buf, const struct kernel_param *kp)
 {
@@ -188,14 +217,14 @@ asm(".text\n"
 static int klpc_fail_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	unsigned long caller = klpc_fail_caller(regs);
-	unsigned int hit;
+	unsigned int hit, n = READ_ONCE(nth);
 
 	if (len && (caller < from || caller - from >= len))
 		return 0;
 	hit = atomic_inc_return(&klpc_fail_hits);
 	if (len)
 		klpc_fail_record(caller);
-	if (hit < nth || (times >= 0 && hit - nth >= (unsigned int)times))
+	if (!n || hit < n || (times >= 0 && hit - n >= (unsigned int)times))
 		return 0;
 	if (atomic_inc_return(&klpc_fail_injected) == 1)
 		WRITE_ONCE(klpc_fail_site, caller);
@@ -226,8 +255,13 @@ static char *klpc_fail_names;
  */
 static int klpc_fail_arm(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
+	unsigned int n = READ_ONCE(nth);
+
+	/* not 0: no return handler for this call */
+	if (!n)
+		return 1;
 	atomic_inc(&klpc_fail_hits);
-	WRITE_ONCE(current->fail_nth, nth);
+	WRITE_ONCE(current->fail_nth, n);
 	return 0;
 }
 
