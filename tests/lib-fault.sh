@@ -25,8 +25,19 @@
 #			(task_nth=1) at the entry of klpc's function ENTRY
 #			and cleared at its return: every allocation of the
 #			task in it, klpc's or the kernel's (kobjects, sysfs,
-#			ftrace). Only on a kernel with fault injection (the
-#			debug kernel); elsewhere it is skipped, and said so.
+#			ftrace). Every N up to FAULT_SLAB_EVERY, then N grows
+#			by a quarter. Only on a kernel with fault injection
+#			(the debug kernel); elsewhere skipped, and said so.
+#
+# Why fail_nth: in 6.1 (lib/fault-inject.c) failslab has no "nth" knob;
+# 'space' is a budget of bytes (object sizes, pages for fail_page_alloc),
+# not of calls, and 'interval' counts calls in a counter that nothing
+# resets and that no file shows. should_fail_ex() reads the task's
+# fail_nth before any knob (probability, task-filter, times): set to N, it
+# fails exactly the Nth allocation reaching it; left at 0 by us when the
+# function returns, so nothing after it fails. The knobs are set only so
+# that every allocation reaches it (ignore-gfp-wait=N, min-order=0) and
+# nothing fails at random (probability=0).
 #
 # Each sweep appends "NAME MECHANISM POINTS SITES" to $FAULT_TALLY, which
 # t-b9-fault-summary.sh sums up.
@@ -35,7 +46,15 @@ FAULT_FAIL_P=/sys/module/klpc_test_fail/parameters
 FAULT_ALLOCS=kmalloc_trace,__kmalloc,kvmalloc_node
 FAULT_DEBUGFS=/sys/kernel/debug
 FAULT_TALLY=/tmp/klpc-fault.tally
-FAULT_EVERY=${KLPC_FAULT_EVERY:-40}
+# every N up to FAULT_EVERY (klpc-test-fail) or FAULT_SLAB_EVERY
+# (failslab); fewer under the debug kernel, where a try costs ~8 times more
+if [ "${KLPC_TIMEOUT_SCALE:-1}" -gt 1 ]; then
+	FAULT_EVERY=${KLPC_FAULT_EVERY:-8}
+	FAULT_SLAB_EVERY=${KLPC_FAULT_SLAB_EVERY:-8}
+else
+	FAULT_EVERY=${KLPC_FAULT_EVERY:-40}
+	FAULT_SLAB_EVERY=${KLPC_FAULT_SLAB_EVERY:-16}
+fi
 # a bound on N past the recorded count (klpc-test-fail), or on N itself
 # (failslab): more, and the operation never succeeds, which fails the test
 FAULT_EXTRA=${KLPC_FAULT_EXTRA:-64}
@@ -196,13 +215,13 @@ fault_attrs_setup() {
 }
 
 # fault_next N: the next N of the failslab sweep: every one up to
-# FAULT_EVERY, then growing by an eighth (their allocations are the
-# kernel's too, hundreds under KASAN and kmemleak).
+# FAULT_SLAB_EVERY, then growing by a quarter (the task's allocations are
+# the kernel's too, and kmemleak adds one to each: hundreds).
 fault_next() {
-	if [ "$1" -lt "$FAULT_EVERY" ]; then
+	if [ "$1" -lt "$FAULT_SLAB_EVERY" ]; then
 		echo $(($1 + 1))
 	else
-		echo $(($1 + $1 / 8))
+		echo $(($1 + $1 / 4))
 	fi
 }
 
