@@ -23,10 +23,11 @@
 #   failslab		the kernel's failslab and fail_page_alloc, through
 #			the task's fail_nth, armed by klpc-test-fail
 #			(task_nth=1) at the entry of klpc's function ENTRY
-#			and cleared at its return: every allocation of the
-#			task in it, klpc's or the kernel's (kobjects, sysfs,
+#			and cleared when the task (the insmod, rmmod or
+#			write) exits: every allocation of the task from
+#			there, klpc's or the kernel's (kobjects, sysfs,
 #			ftrace). Every N up to FAULT_SLAB_EVERY, then N grows
-#			by a quarter. Only on a kernel with fault injection
+#			by a half. Only on a kernel with fault injection
 #			(the debug kernel); elsewhere skipped, and said so.
 #
 # Why fail_nth: in 6.1 (lib/fault-inject.c) failslab has no "nth" knob;
@@ -34,8 +35,7 @@
 # not of calls, and 'interval' counts calls in a counter that nothing
 # resets and that no file shows. should_fail_ex() reads the task's
 # fail_nth before any knob (probability, task-filter, times): set to N, it
-# fails exactly the Nth allocation reaching it; left at 0 by us when the
-# function returns, so nothing after it fails. The knobs are set only so
+# fails exactly the Nth allocation reaching it, in that task only. The knobs are set only so
 # that every allocation reaches it (ignore-gfp-wait=N, min-order=0) and
 # nothing fails at random (probability=0).
 #
@@ -50,7 +50,7 @@ FAULT_TALLY=/tmp/klpc-fault.tally
 # (failslab); fewer under the debug kernel, where a try costs ~8 times more
 if [ "${KLPC_TIMEOUT_SCALE:-1}" -gt 1 ]; then
 	FAULT_EVERY=${KLPC_FAULT_EVERY:-8}
-	FAULT_SLAB_EVERY=${KLPC_FAULT_SLAB_EVERY:-8}
+	FAULT_SLAB_EVERY=${KLPC_FAULT_SLAB_EVERY:-6}
 else
 	FAULT_EVERY=${KLPC_FAULT_EVERY:-40}
 	FAULT_SLAB_EVERY=${KLPC_FAULT_SLAB_EVERY:-16}
@@ -215,13 +215,14 @@ fault_attrs_setup() {
 }
 
 # fault_next N: the next N of the failslab sweep: every one up to
-# FAULT_SLAB_EVERY, then growing by a quarter (the task's allocations are
-# the kernel's too, and kmemleak adds one to each: hundreds).
+# FAULT_SLAB_EVERY, then growing by a half (the task's allocations are
+# the kernel's too, and kmemleak adds one to each: hundreds, and a try
+# takes ~30 s under the debug kernel).
 fault_next() {
 	if [ "$1" -lt "$FAULT_SLAB_EVERY" ]; then
 		echo $(($1 + 1))
 	else
-		echo $(($1 + $1 / 4))
+		echo $(($1 + $1 / 2))
 	fi
 }
 

@@ -28,8 +28,8 @@
  * needs a kernel with CONFIG_FAULT_INJECTION: at each entry of @func the
  * calling task's fail_nth (/proc/<pid>/fail-nth) is set to @nth, so the
  * kernel's failslab and fail_page_alloc fail the nth allocation that task
- * makes in @func; at its return fail_nth is cleared, and 'injected'
- * counts the calls in which that allocation was reached.
+ * makes from there on; when the task exits, fail_nth is cleared, and
+ * 'injected' counts the tasks in which that allocation was reached.
  *
  * /sys/module/klpc_test_fail/parameters/hits counts the calls seen,
  * .../injected the ones made to fail.  Writing nth starts over (the
@@ -250,46 +250,67 @@ static char *klpc_fail_names;
 #ifdef CONFIG_FAULT_INJECTION
 /*
  * task_nth: the kernel's own fault injection counts the task's
- * allocations from here (should_fail_ex() reads current->fail_nth first,
- * whatever the failslab and fail_page_alloc settings).
+ * allocations from the entry of func (should_fail_ex() reads
+ * current->fail_nth first, whatever the failslab and fail_page_alloc
+ * settings) to the task's exit: the operations of the fault sweep are
+ * done by a process of their own (insmod, rmmod, a write).  Not to func's
+ * return: a kretprobe's return address on the stack makes the reliable
+ * unwinder warn (rethook_find_ret_addr()) when klpc checks the stack of
+ * the task while it is preempted in func.
  */
-static int klpc_fail_arm(struct kretprobe_instance *ri, struct pt_regs *regs)
+static struct task_struct *klpc_fail_armed;
+
+static int klpc_fail_arm(struct kprobe *kp, struct pt_regs *regs)
 {
 	unsigned int n = READ_ONCE(nth);
 
-	/* not 0: no return handler for this call */
 	if (!n)
-		return 1;
+		return 0;
 	atomic_inc(&klpc_fail_hits);
 	WRITE_ONCE(current->fail_nth, n);
+	WRITE_ONCE(klpc_fail_armed, current);
 	return 0;
 }
 
 /* 0 left: the nth allocation was made to fail; else nothing may remain */
-static int klpc_fail_disarm(struct kretprobe_instance *ri,
-			    struct pt_regs *regs)
+static int klpc_fail_disarm(struct kprobe *kp, struct pt_regs *regs)
 {
+	if (READ_ONCE(klpc_fail_armed) != current)
+		return 0;
 	if (!READ_ONCE(current->fail_nth))
 		atomic_inc(&klpc_fail_injected);
 	WRITE_ONCE(current->fail_nth, 0);
+	WRITE_ONCE(klpc_fail_armed, NULL);
 	return 0;
 }
 
-static struct kretprobe klpc_fail_krp = {
-	.entry_handler	= klpc_fail_arm,
-	.handler	= klpc_fail_disarm,
-	.maxactive	= 4,
+static struct kprobe klpc_fail_arm_kp = {
+	.pre_handler	= klpc_fail_arm,
+};
+
+static struct kprobe klpc_fail_exit_kp = {
+	.symbol_name	= "do_exit",
+	.pre_handler	= klpc_fail_disarm,
 };
 
 static int klpc_fail_task_nth_init(void)
 {
-	klpc_fail_krp.kp.symbol_name = func;
-	return register_kretprobe(&klpc_fail_krp);
+	int ret;
+
+	ret = register_kprobe(&klpc_fail_exit_kp);
+	if (ret)
+		return ret;
+	klpc_fail_arm_kp.symbol_name = func;
+	ret = register_kprobe(&klpc_fail_arm_kp);
+	if (ret)
+		unregister_kprobe(&klpc_fail_exit_kp);
+	return ret;
 }
 
 static void klpc_fail_task_nth_exit(void)
 {
-	unregister_kretprobe(&klpc_fail_krp);
+	unregister_kprobe(&klpc_fail_arm_kp);
+	unregister_kprobe(&klpc_fail_exit_kp);
 }
 #else
 static int klpc_fail_task_nth_init(void)
