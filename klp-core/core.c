@@ -129,6 +129,15 @@ static void klpc_init_patch_early(struct klpc_patch *patch)
 	}
 }
 
+/* kobject_add() fails silently when it cannot allocate the name */
+static int klpc_sysfs_failed(struct klpc_patch *patch, const char *name,
+			     int ret)
+{
+	pr_err("patch '%s': cannot create sysfs directory '%s' (%d)\n",
+	       klpc_name(patch), name, ret);
+	return ret;
+}
+
 /*
  * Give every object and func its sysfs directory, unless it has one, and
  * resolve the loaded objects.  This runs again for a replace patch's nops,
@@ -144,14 +153,16 @@ static int klpc_init_objects(struct klpc_patch *patch)
 		if (!obj->kobj.state_in_sysfs) {
 			ret = klpc_sysfs_add_object(patch, obj);
 			if (ret)
-				return ret;
+				return klpc_sysfs_failed(patch,
+							 klpc_obj_name(obj), ret);
 		}
 		klpc_for_each_func(obj, func) {
 			if (func->kobj.state_in_sysfs)
 				continue;
 			ret = klpc_sysfs_add_func(obj, func);
 			if (ret)
-				return ret;
+				return klpc_sysfs_failed(patch, func->old_name,
+							 ret);
 		}
 		klpc_find_object_module(obj);
 		if (klpc_is_object_loaded(obj)) {
@@ -168,7 +179,9 @@ static int klpc_init_patch(struct klpc_patch *patch)
 	int ret;
 
 	ret = klpc_sysfs_add_patch(patch);
-	if (!ret && patch->replace)
+	if (ret)
+		return klpc_sysfs_failed(patch, klpc_name(patch), ret);
+	if (patch->replace)
 		ret = klpc_add_nops(patch);
 	if (!ret)
 		ret = klpc_init_objects(patch);

@@ -422,10 +422,11 @@ static void klpc_report_failure(struct klpc_patch *patch,
 static int klpc_patch_objs(struct klpc_patch *patch, struct klpc_object *only)
 {
 	unsigned int max = klpc_count_funcs(patch, only), nr = 0, failed, i;
-	struct klpc_ops **new_ops, *ops;
+	/* NULL: an object of callbacks only (!max) reaches the kvfree()s */
+	struct klpc_ops **new_ops = NULL, *ops;
 	struct klpc_object *obj;
 	struct klpc_func *func;
-	unsigned long *ips, direct;
+	unsigned long *ips = NULL, direct;
 	int ret = -ENOMEM;
 
 	if (!max)
@@ -433,7 +434,7 @@ static int klpc_patch_objs(struct klpc_patch *patch, struct klpc_object *only)
 	ips = kvcalloc(max, sizeof(*ips), GFP_KERNEL);
 	new_ops = kvcalloc(max, sizeof(*new_ops), GFP_KERNEL);
 	if (!ips || !new_ops)
-		goto out;
+		goto nomem;
 
 	klpc_for_each_object(patch, obj) {
 		if (!klpc_obj_selected(obj, only, false))
@@ -443,7 +444,7 @@ static int klpc_patch_objs(struct klpc_patch *patch, struct klpc_object *only)
 				continue;
 			ops = kzalloc(sizeof(*ops), GFP_KERNEL);
 			if (!ops)
-				goto out;
+				goto nomem;
 			ops->ip = func->old_ip;
 			INIT_LIST_HEAD(&ops->func_stack);
 			new_ops[nr] = ops;
@@ -476,6 +477,11 @@ mark:
 		if (klpc_obj_selected(obj, only, false))
 			obj->patched = true;
 	ret = 0;
+	goto out;
+nomem:
+	/* the one failure here that has no message of its own */
+	pr_err("patch '%s': cannot allocate the redirection of its functions (-ENOMEM)\n",
+	       patch->mod->name);
 out:
 	for (i = 0; i < nr; i++)
 		kfree(new_ops[i]);

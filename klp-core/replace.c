@@ -148,8 +148,12 @@ int klpc_add_nops(struct klpc_patch *patch)
 			continue;
 		klpc_for_each_object(old, old_obj) {
 			ret = klpc_add_object_nops(patch, old_obj);
-			if (ret)
-				return ret;
+			if (!ret)
+				continue;
+			/* else the load or the write fails with no word why */
+			pr_err("patch '%s': cannot allocate its nops (%d)\n",
+			       patch->mod->name, ret);
+			return ret;
 		}
 	}
 	return 0;

@@ -8,6 +8,8 @@
  * that calls the symbol, resolved in klpc_target, as int (*)(void) and
  * returns "sym=<its value>"; with data=1 the symbol is an int variable
  * and is read instead.  Tests that expect a failure may name anything.
+ * With state=V the patch declares system state 2 at version V, so that
+ * one patch has a klpc_sym table and states (the fault sweep).
  */
 
 #include <linux/module.h>
@@ -24,6 +26,10 @@ MODULE_PARM_DESC(sympos, "sympos of the symbol");
 static bool data;
 module_param(data, bool, 0444);
 MODULE_PARM_DESC(data, "the symbol is an int variable, not a function");
+
+static uint state;
+module_param(state, uint, 0444);
+MODULE_PARM_DESC(state, "version of system state 2 (0: no state)");
 
 static void *klpc_test_sym_addr;
 static char klpc_test_buf[32];
@@ -54,6 +60,8 @@ static struct klpc_object objs[] = {
 	}, { }
 };
 
+static struct klpc_state states[2];
+
 static struct klpc_patch patch = {
 	.mod = THIS_MODULE,
 	.objs = objs,
@@ -64,6 +72,11 @@ static int __init klpc_test_syms_init(void)
 	syms[0].name = sym;
 	syms[0].sympos = sympos;
 	syms[0].addr = &klpc_test_sym_addr;
+	if (state) {
+		states[0].id = 2;
+		states[0].version = state;
+		patch.states = states;
+	}
 	return klpc_enable_patch(&patch);
 }
 
