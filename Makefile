@@ -10,6 +10,9 @@
 #   make vm-bench          boot the guest, run bench/run.sh
 #   make vm-shell          boot the guest to a shell on the console
 #   make debug-kernel      build (once) the debug kernel, print its tree
+#   make deb               build klpc-dkms and klpc-tools into build/deb/
+#   make vm-pkg-test       install the .debs in a disk-backed systemd guest,
+#                          reboot it, check klpc.service (vm/pkg-test.sh)
 #
 # KERNEL=stock (default): Debian's kernel. KDIR defaults to the tree of the
 # installed linux-headers-amd64 (installed by the recipes when run as root).
@@ -31,7 +34,7 @@ endif
 # clean must not install anything: use KDIR only if it exists already.
 CLEAN_KDIR = $(if $(filter file,$(origin KDIR)),$(shell tools/kdir.sh --no-install 2>/dev/null),$(KDIR))
 
-.PHONY: all modules clean check debug-kernel vm-demo vm-test vm-bench vm-shell
+.PHONY: all modules clean check debug-kernel deb vm-pkg-test vm-demo vm-test vm-bench vm-shell
 
 all: modules
 
@@ -80,6 +83,20 @@ check:
 debug-kernel:
 	@tools/deps.sh debug
 	@vm/debug-kernel.sh
+
+deb:
+	@tools/deps.sh deb
+	@tools/deb.sh
+
+# the packages' guest test: Debian's kernel only (its headers are what the
+# guest's DKMS builds against)
+vm-pkg-test:
+ifneq ($(KERNEL),stock)
+	$(error vm-pkg-test boots Debian's kernel: use KERNEL=stock)
+endif
+	@tools/deps.sh pkg
+	@$(MAKE) --no-print-directory modules
+	@KLPC_KDIR='$(KDIR)' vm/pkg-test.sh
 
 vm-demo vm-test vm-bench vm-shell: vm-%:
 	@tools/deps.sh vm

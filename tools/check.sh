@@ -9,7 +9,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tools/lib.sh"
 
 C_DIRS="klp-core include sample-patches tests/modules bench"
-SH_DIRS="vm tests .ci tools bench"
+SH_DIRS="vm tests .ci tools bench cli packaging"
 LOGDIR=$ROOT/build/check
 PASSED=0
 FAILED=0
