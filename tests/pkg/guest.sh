@@ -1,0 +1,197 @@
+#!/bin/sh
+# The packaging test, guest side (vm/pkg-test.sh). Run at the end of each
+# boot of the packaging guest by klpc-pkgtest.service (vm/pkg-image.sh)
+# from the stage disk, for the phase klpc_pkgtest.phase= names:
+#   install   dpkg -i both packages (DKMS builds klpc.ko), klpc install
+#             the sample patch
+#   boot      klpc.service loaded it at boot, before network-pre.target;
+#             stopping the unit unloads nothing; then, with signatures
+#             enforced at run time, an unsigned and a MOK-signed patch
+#             are refused with klpc's explanation
+#   disabled  klpc.enable=0: nothing loaded; then klpc install a patch
+#             that fails to load (klpc-test-fail.ko without parameters)
+#   enforce   module.sig_enforce=1: klpc.ko itself (signed by DKMS's MOK,
+#             which this kernel does not trust) is refused, explained
+#   partial   the failing patch does not stop the sample from loading;
+#             the unit fails and names it
+# Prints "KLPC-PKG: PASS|FAIL <phase>/<check>" lines, then
+# "KLPC-PKG: END phase=<phase>", and powers the guest off.
+set -eu
+
+STAGE=$(cd "$(dirname "$0")" && pwd)
+KVER=$(uname -r)
+PATCHED='this has been live patched by klpc'
+SAMPLE=/sys/kernel/klpc/klpc_sample
+PHASE=
+
+pass() {
+	echo "KLPC-PKG: PASS $PHASE/$1"
+}
+
+fail() {
+	echo "KLPC-PKG: FAIL $PHASE/$1${2:+: $2}"
+}
+
+# check NAME CMD...: CMD's success is the check's.
+check() {
+	_n=$1
+	shift
+	if "$@"; then pass "$_n"; else fail "$_n" "'$*' failed"; fi
+}
+
+# check_eq NAME EXPECTED ACTUAL
+check_eq() {
+	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "expected '$2', got '$3'"; fi
+}
+
+# run CMD...: show a command and its output on the console.
+run() {
+	echo "# $*"
+	"$@"
+}
+
+cmdline_arg() {
+	tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | head -n 1
+}
+
+loaded() {
+	[ -d "/sys/module/$1" ]
+}
+
+not_loaded() {
+	! loaded "$1"
+}
+
+unit_state() {
+	systemctl show -p "$2" --value "$1"
+}
+
+# wait_settled DIR: the patch's transition ends (60 s at most).
+wait_settled() {
+	_i=0
+	while [ "$(cat "$1/transition" 2>/dev/null)" = 1 ] && [ $_i -lt 600 ]; do
+		_i=$((_i + 1))
+		sleep 0.1
+	done
+}
+
+# refused NAME KO: 'klpc load KO' fails, and klpc (not a bare EPERM)
+# explains that the kernel wants a trusted signature.
+refused() {
+	_out=$(klpc load "$2" 2>&1) && _rc=0 || _rc=$?
+	echo "$_out" | sed 's/^/    | /'
+	if [ "$_rc" -eq 0 ]; then
+		fail "$1" "klpc load $2 succeeded"
+	elif ! echo "$_out" | grep -qi 'sign'; then
+		fail "$1" "no explanation about signatures (exit $_rc)"
+	else
+		pass "$1"
+	fi
+}
+
+phase_install() {
+	t0=$(date +%s)
+	check dpkg-install run dpkg -i "$STAGE/klpc-dkms.deb" "$STAGE/klpc-tools.deb"
+	echo "dpkg -i took $(($(date +%s) - t0)) s (the DKMS build included)"
+	run dkms status
+	check dkms-installed sh -c "dkms status klpc | grep -q ': installed'"
+	ko=$(modinfo -n klpc 2>/dev/null || true)
+	check_eq dkms-module "/lib/modules/$KVER/updates/dkms/klpc.ko" "$ko"
+	magic=$(modinfo -F vermagic klpc 2>/dev/null || true)
+	check_eq dkms-vermagic "$KVER" "${magic%% *}"
+	check dkms-signed test -n "$(modinfo -F signer klpc 2>/dev/null)"
+	check dkms-mok test -s /var/lib/dkms/mok.key -a -s /var/lib/dkms/mok.pub
+	check dkms-symvers grep -q klpc_enable_patch \
+		"/var/lib/dkms/klpc/kernel-$KVER-$(uname -m)/Module.symvers"
+	check unit-enabled test "$(systemctl is-enabled klpc.service)" = enabled
+	# installing starts nothing: klpc loads at the next boot
+	check not-started not_loaded klpc
+	check klpc-install run klpc install "$STAGE/klpc-sample.ko"
+	check installed test -f "/var/lib/klpc/$KVER/klpc-sample.ko"
+}
+
+phase_boot() {
+	run systemctl status --no-pager klpc.service || true
+	check unit-active test "$(unit_state klpc.service ActiveState)" = active
+	check core-loaded loaded klpc
+	check patch-loaded loaded klpc_sample
+	wait_settled "$SAMPLE"
+	check_eq patch-enabled 1 "$(cat "$SAMPLE/enabled" 2>/dev/null)"
+	check_eq cmdline-patched "$PATCHED" "$(cat /proc/cmdline)"
+	# done before network-pre.target was reached
+	k=$(unit_state klpc.service ActiveEnterTimestampMonotonic)
+	n=$(unit_state network-pre.target ActiveEnterTimestampMonotonic)
+	echo "klpc.service active at $k us, network-pre.target at $n us"
+	check before-network-pre test "$k" -gt 0 -a "$n" -ge "$k"
+	# stopping the unit (as shutdown does) unloads nothing
+	check unit-stop run systemctl stop klpc.service
+	check stop-keeps-patch loaded klpc_sample
+	check_eq stop-keeps-enabled 1 "$(cat "$SAMPLE/enabled" 2>/dev/null)"
+	# starting it again skips what is loaded
+	check restart run systemctl start klpc.service
+	enforce_at_run_time
+}
+
+# Signatures enforced from now on (module.sig_enforce can be turned on, not
+# off, at run time): with klpc.ko loaded, an unsigned patch is refused,
+# and so is one signed with DKMS's MOK, which this kernel does not trust
+# (a key is trusted if built in, or enrolled through shim and Secure Boot,
+# which this guest has not).
+enforce_at_run_time() {
+	echo 1 >/sys/module/module/parameters/sig_enforce
+	check_eq sig-enforced Y "$(cat /sys/module/module/parameters/sig_enforce)"
+	cp "$STAGE/klpc-sample-syms.ko" /tmp/unsigned.ko
+	refused unsigned-refused /tmp/unsigned.ko
+	cp "$STAGE/klpc-sample-syms.ko" /tmp/signed.ko
+	check klpc-sign run klpc sign /tmp/signed.ko
+	check signed test -n "$(modinfo -F signer /tmp/signed.ko)"
+	refused mok-signed-refused /tmp/signed.ko
+	check refused-not-loaded not_loaded klpc_sample_syms
+}
+
+phase_disabled() {
+	check_eq unit-condition no "$(unit_state klpc.service ConditionResult)"
+	check core-not-loaded not_loaded klpc
+	check patch-not-loaded not_loaded klpc_sample
+	check cmdline-not-patched test "$(cat /proc/cmdline)" != "$PATCHED"
+	# the command honours it too
+	check klpc-boot-noop run klpc boot
+	check still-not-loaded not_loaded klpc
+	# for the last boot: a patch that fails to load, installed after the sample
+	check install-failing run klpc install "$STAGE/klpc-test-fail.ko"
+}
+
+phase_enforce() {
+	run journalctl -b --no-pager -u klpc.service || true
+	check unit-failed test "$(unit_state klpc.service ActiveState)" = failed
+	check core-refused not_loaded klpc
+	check unit-explains sh -c 'journalctl -b -u klpc.service | grep -qi sign'
+	refused patch-refused "$STAGE/klpc-sample.ko"
+}
+
+phase_partial() {
+	run journalctl -b --no-pager -u klpc.service || true
+	check unit-failed test "$(unit_state klpc.service ActiveState)" = failed
+	check unit-names-it sh -c 'journalctl -b -u klpc.service | grep -q klpc.test.fail'
+	check patch-loaded loaded klpc_sample
+	check failing-not-loaded not_loaded klpc_test_fail
+	wait_settled "$SAMPLE"
+	check_eq cmdline-patched "$PATCHED" "$(cat /proc/cmdline)"
+}
+
+main() {
+	PHASE=$(cmdline_arg klpc_pkgtest.phase)
+	echo "KLPC-PKG: START phase=$PHASE kernel=$KVER"
+	case $PHASE in
+	install | boot | disabled | enforce | partial)
+		# a command that fails unexpectedly ends the phase, not the boot
+		("phase_$PHASE") || fail script "the phase stopped: exit status $?"
+		;;
+	*) fail phase "unknown phase '$PHASE'" ;;
+	esac
+	echo "KLPC-PKG: END phase=$PHASE"
+	sync
+	systemctl poweroff --no-block
+}
+
+main "$@"
