@@ -69,14 +69,16 @@ is_current() {
 }
 
 # runner_unit: the one test hook baked into the image. It runs the script
-# of the stage disk (label KLPCSTAGE, made afresh by each run) after the
-# boot finished, when the kernel command line asks for it.
+# of the stage disk (label KLPCSTAGE, made afresh by each run) when the
+# kernel command line asks for it, as soon as the basic system is up: not
+# ordered after klpc.service, so that a unit that hangs is reported (the
+# script waits for it, for a bounded time).
 runner_unit() {
 	cat <<'EOF'
 [Unit]
 Description=klpc packaging test (stage disk script)
 ConditionKernelCommandLine=klpc_pkgtest.phase
-After=multi-user.target klpc.service
+After=basic.target
 
 [Service]
 Type=oneshot
@@ -85,6 +87,8 @@ StandardOutput=tty
 StandardError=tty
 TTYPath=/dev/ttyS0
 TimeoutStartSec=infinity
+# however the script ends, the boot ends (the host sees no end marker)
+ExecStopPost=/bin/systemctl --no-block --check-inhibitors=no poweroff
 
 [Install]
 WantedBy=multi-user.target
@@ -101,9 +105,11 @@ configure() {
 	runner_unit >"$1/etc/systemd/system/klpc-pkgtest.service"
 	ln -sf /etc/systemd/system/klpc-pkgtest.service \
 		"$1/etc/systemd/system/multi-user.target.wants/klpc-pkgtest.service"
-	# timers that would start work in the middle of a test
+	# timers that would start work in the middle of a test, and the login
+	# prompt on ttyS0: agetty hangs the console up, killing the test
+	# script's output to it
 	for u in apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer \
-		fstrim.timer man-db.timer; do
+		fstrim.timer man-db.timer serial-getty@ttyS0.service; do
 		ln -sf /dev/null "$1/etc/systemd/system/$u"
 	done
 	rm -rf "$1"/var/cache/apt/archives/*.deb "$1"/var/lib/apt/lists/*

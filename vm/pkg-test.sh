@@ -94,7 +94,7 @@ boot() {
 		-kernel "$IMG/vmlinuz" -initrd "$IMG/initrd.img" \
 		-drive "file=$DIR/disk.qcow2,format=qcow2,if=virtio" \
 		-drive "file=$DIR/stage.img,format=raw,if=virtio" \
-		-append "root=/dev/vda rw console=ttyS0 loglevel=4 panic=-1 systemd.show_status=0 klpc_pkgtest.phase=$phase $(extra_args "$phase")" \
+		-append "root=/dev/vda rw console=ttyS0 loglevel=4 panic=-1 systemd.show_status=auto klpc_pkgtest.phase=$phase $(extra_args "$phase")" \
 		</dev/null >"$log.raw" 2>&1 && rc=0 || rc=$?
 	stop_qemu
 	tr -d '\r' <"$log.raw" >"$log"

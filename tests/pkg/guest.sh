@@ -66,6 +66,41 @@ unit_state() {
 	systemctl show -p "$2" --value "$1"
 }
 
+# unit_busy: klpc.service has a job queued or is starting.
+unit_busy() {
+	systemctl list-jobs --no-legend 2>/dev/null | grep -q ' klpc\.service ' ||
+		[ "$(unit_state klpc.service ActiveState)" = activating ]
+}
+
+# dump_state: what the guest is doing, for a unit that does not finish.
+dump_state() {
+	run systemctl list-jobs --no-pager || true
+	run systemctl status --no-pager klpc.service || true
+	run ps -eo pid,stat,wchan:30,args || true
+	for _p in $(ps -eo pid=,stat=,comm= | awk '$2 ~ /D/ || $3 ~ /^(klpc|insmod|modprobe)$/ { print $1 }'); do
+		echo "# /proc/$_p/stack ($(cat "/proc/$_p/comm" 2>/dev/null))"
+		cat "/proc/$_p/stack" 2>/dev/null || true
+	done
+	run cat /proc/klpc/tasks 2>/dev/null || true
+	run dmesg 2>/dev/null | tail -n 60 || true
+}
+
+# wait_unit: the boot's klpc.service job is done (started, failed or
+# skipped), 900 s at most (a TCG guest on a loaded machine is slow).
+wait_unit() {
+	_i=0
+	while unit_busy && [ $_i -lt 900 ]; do
+		_i=$((_i + 1))
+		sleep 1
+	done
+	if unit_busy; then
+		fail unit-settled "klpc.service still starting after 900 s"
+		dump_state
+		return 1
+	fi
+	echo "klpc.service: $(unit_state klpc.service ActiveState) ($_i s after the test began)"
+}
+
 # wait_settled DIR: the patch's transition ends (60 s at most).
 wait_settled() {
 	_i=0
@@ -91,7 +126,8 @@ refused() {
 
 phase_install() {
 	t0=$(date +%s)
-	check dpkg-install run dpkg -i "$STAGE/klpc-dkms.deb" "$STAGE/klpc-tools.deb"
+	check dpkg-install run env DEBIAN_FRONTEND=noninteractive \
+		dpkg -i "$STAGE/klpc-dkms.deb" "$STAGE/klpc-tools.deb"
 	echo "dpkg -i took $(($(date +%s) - t0)) s (the DKMS build included)"
 	run dkms status
 	check dkms-installed sh -c "dkms status klpc | grep -q ': installed'"
@@ -185,13 +221,15 @@ main() {
 	case $PHASE in
 	install | boot | disabled | enforce | partial)
 		# a command that fails unexpectedly ends the phase, not the boot
-		("phase_$PHASE") || fail script "the phase stopped: exit status $?"
+		if wait_unit; then
+			("phase_$PHASE") || fail script "the phase stopped: exit status $?"
+		fi
 		;;
 	*) fail phase "unknown phase '$PHASE'" ;;
 	esac
 	echo "KLPC-PKG: END phase=$PHASE"
 	sync
-	systemctl poweroff --no-block
+	systemctl --no-block --check-inhibitors=no poweroff
 }
 
 main "$@"
