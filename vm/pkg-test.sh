@@ -132,6 +132,7 @@ main() {
 	KVER=$(klpc_kver)
 	IMG=$("$ROOT/vm/pkg-image.sh")
 	mkdir -p "$DIR"
+	rm -f "$DIR"/*.log "$DIR"/*.log.raw
 	make_stage
 	rm -f "$DIR/disk.qcow2"
 	qemu-img create -q -f qcow2 -F raw -b "$IMG/root.img" "$DIR/disk.qcow2"
