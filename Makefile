@@ -9,7 +9,11 @@
 #   make vm-test [FILTER='t-1*,t-20-*']  boot the guest, run tests/t-*.sh
 #   make vm-bench          boot the guest, run bench/run.sh
 #   make vm-shell          boot the guest to a shell on the console
+#   make vm-try PATCH=x.ko [SCRIPT=s]  boot the guest, 'klpc load' the
+#                          patch, run the script (or klpc status, list -v)
 #   make debug-kernel      build (once) the debug kernel, print its tree
+#   make install-tools [DESTDIR=...]  the klpc command, its functions and
+#                          man page, klpc-patch.mk and include/ (klpc-tools)
 #   make deb               build klpc-dkms and klpc-tools into build/deb/
 #   make vm-pkg-test       install the .debs in a disk-backed systemd guest,
 #                          reboot it, check klpc.service (vm/pkg-test.sh)
@@ -34,7 +38,7 @@ endif
 # clean must not install anything: use KDIR only if it exists already.
 CLEAN_KDIR = $(if $(filter file,$(origin KDIR)),$(shell tools/kdir.sh --no-install 2>/dev/null),$(KDIR))
 
-.PHONY: all modules clean check debug-kernel deb vm-pkg-test vm-demo vm-test vm-bench vm-shell
+.PHONY: install-tools all modules clean check debug-kernel deb vm-pkg-test vm-demo vm-test vm-bench vm-shell vm-try vm-check-patch
 
 all: modules
 
@@ -80,6 +84,17 @@ clean:
 check:
 	@KLPC_KDIR='$(KDIR)' tools/check.sh
 
+# What klpc-tools installs: /usr/sbin/klpc finds its functions in
+# /usr/share/klpc/lib, patch builds klpc.h in /usr/share/klpc/include.
+KLPC_SHARE_DIR = /usr/share/klpc
+install-tools:
+	install -D -m 755 cli/klpc '$(DESTDIR)/usr/sbin/klpc'
+	install -d '$(DESTDIR)$(KLPC_SHARE_DIR)/lib' '$(DESTDIR)$(KLPC_SHARE_DIR)/include'
+	install -m 644 cli/lib/*.sh '$(DESTDIR)$(KLPC_SHARE_DIR)/lib/'
+	install -m 644 cli/klpc-patch.mk '$(DESTDIR)$(KLPC_SHARE_DIR)/'
+	install -m 644 include/klpc.h include/klpc-compat.h '$(DESTDIR)$(KLPC_SHARE_DIR)/include/'
+	install -D -m 644 cli/klpc.8 '$(DESTDIR)/usr/share/man/man8/klpc.8'
+
 debug-kernel:
 	@tools/deps.sh debug
 	@vm/debug-kernel.sh
@@ -98,7 +113,14 @@ endif
 	@$(MAKE) --no-print-directory modules
 	@KLPC_KDIR='$(KDIR)' vm/pkg-test.sh
 
-vm-demo vm-test vm-bench vm-shell: vm-%:
+
+vm-try: override VM_ENV += KLPC_TRY_PATCH='$(abspath $(PATCH))' \
+	$(if $(SCRIPT),KLPC_TRY_SCRIPT='$(abspath $(SCRIPT))')
+vm-try: vm-check-patch
+vm-check-patch:
+	@[ -n '$(PATCH)' ] || { echo "usage: make vm-try PATCH=path/to/patch.ko [SCRIPT=path/to/script]" >&2; exit 1; }
+
+vm-demo vm-test vm-bench vm-shell vm-try: vm-%:
 	@tools/deps.sh vm
 ifeq ($(KERNEL),debug)
 	@tools/deps.sh debug

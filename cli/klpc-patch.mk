@@ -1,8 +1,71 @@
-# PLACEHOLDER (branch pkg only): replaced by the real fragment of branch cli.
-# Build a klpc patch module against one kernel:
-#   obj-m := my-patch.o
-#   include /usr/share/klpc/klpc-patch.mk
+# SPDX-License-Identifier: GPL-2.0
+# klpc-patch.mk - build a klpc patch module out of tree (klpc-tools ships
+# it as /usr/share/klpc/klpc-patch.mk). A patch's directory holds its .c
+# file(s) and a Makefile of two lines:
+#
+#	obj-m := my-fix.o
+#	include /usr/share/klpc/klpc-patch.mk
+#
+#	make               build my-fix.ko for the running kernel
+#	make KVER=6.1.0-28-amd64   ... for another (its headers installed)
+#	make sign          sign it with the DKMS key (klpc sign)
+#	make install       install it for KVER (klpc install): loaded at boot
+#	make clean
+#
+# It needs the kernel's headers (linux-headers-KVER), klpc.h (klpc-tools)
+# and a klpc.ko built for KVER (klpc-dkms): the versions of klpc's
+# symbols are read from it ('klpc symvers', into klpc.symvers here) and
+# given to modpost as KBUILD_EXTRA_SYMBOLS, so the patch loads against it.
+#
+# Variables: KVER (uname -r), KDIR (/lib/modules/KVER/build), KLPC_KO
+# (klpc.ko for KVER: DKMS's), KLPC_SYMVERS (a Module.symvers to use
+# instead), KLPC_INCLUDE (klpc.h's directory), KLPC (the klpc command).
+
+KLPC_MK_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
+# installed: /usr/share/klpc/include; in klpc's source tree: ../include
+KLPC_INCLUDE ?= $(abspath $(firstword $(wildcard $(KLPC_MK_DIR)/include/klpc.h \
+	$(KLPC_MK_DIR)/../include/klpc.h) /usr/share/klpc/include/klpc.h)/..)
+
+ifneq ($(KERNELRELEASE),)
+# kbuild's pass over the patch's directory
+ccflags-y += -I$(KLPC_INCLUDE)
+else
+
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
-KLPC_SYMVERS ?= /var/lib/dkms/klpc/kernel-$(KVER)-x86_64/Module.symvers
-ccflags-y += -I/usr/share/klpc/include
+KLPC ?= $(firstword $(wildcard $(KLPC_MK_DIR)/klpc) klpc)
+KLPC_KO ?= $(firstword $(wildcard /lib/modules/$(KVER)/updates/dkms/klpc.ko \
+	/lib/modules/$(KVER)/extra/klpc.ko))
+KLPC_PATCHES = $(patsubst %.o,%.ko,$(obj-m))
+
+.PHONY: all modules sign install clean klpc-check
+
+all: modules
+
+klpc-check:
+	@[ -f '$(KDIR)/Makefile' ] || { echo "klpc-patch.mk: no kernel headers at $(KDIR): apt install linux-headers-$(KVER)" >&2; exit 1; }
+	@[ -f '$(KLPC_INCLUDE)/klpc.h' ] || { echo "klpc-patch.mk: klpc.h not found (KLPC_INCLUDE=$(KLPC_INCLUDE)): install klpc-tools" >&2; exit 1; }
+
+ifeq ($(KLPC_SYMVERS),)
+KLPC_SYMVERS := $(CURDIR)/klpc.symvers
+$(KLPC_SYMVERS): $(KLPC_KO)
+	@[ -n '$(KLPC_KO)' ] || { echo "klpc-patch.mk: no klpc.ko for $(KVER): install klpc-dkms (and linux-headers-$(KVER)), or give KLPC_KO= or KLPC_SYMVERS=" >&2; exit 1; }
+	$(KLPC) symvers '$(KLPC_KO)' >$@.tmp
+	mv $@.tmp $@
+endif
+
+modules: klpc-check $(KLPC_SYMVERS)
+	$(MAKE) -C '$(KDIR)' M='$(CURDIR)' KLPC_INCLUDE='$(KLPC_INCLUDE)' \
+		KBUILD_EXTRA_SYMBOLS='$(KLPC_SYMVERS)' modules
+
+sign: modules
+	for ko in $(KLPC_PATCHES); do $(KLPC) sign "$$ko" || exit 1; done
+
+install: modules
+	for ko in $(KLPC_PATCHES); do $(KLPC) install "$$ko" -k '$(KVER)' || exit 1; done
+
+clean:
+	$(MAKE) -C '$(KDIR)' M='$(CURDIR)' clean
+	rm -f '$(CURDIR)/klpc.symvers'
+
+endif

@@ -64,6 +64,21 @@ struct klpc_func {
 
 struct klpc_object;
 
+/*
+ * What a patch module fixes, for 'klpc info' (modinfo fields, so they can
+ * be read from the .ko file before it is loaded; REF: a bug report, an
+ * advisory):
+ *
+ *	KLPC_PATCH_DESC("cmdline: show a fixed string");
+ *	KLPC_PATCH_CVE("CVE-2023-0001");	(once per CVE fixed)
+ *	KLPC_PATCH_REF("https://bugs.debian.org/1000000");
+ *
+ * They go at file scope, next to MODULE_LICENSE().
+ */
+#define KLPC_PATCH_DESC(_text)	MODULE_INFO(klpc_desc, _text)
+#define KLPC_PATCH_CVE(_id)	MODULE_INFO(klpc_cve, _id)
+#define KLPC_PATCH_REF(_url)	MODULE_INFO(klpc_ref, _url)
+
 /**
  * struct klpc_sym - an unexported symbol that the patch's code uses
  * @name:	symbol name (a function or a variable) in the object

@@ -9,8 +9,9 @@
  * function, klpc has a single ftrace_ops whose filter holds every patched
  * address; the handler finds the func stack of an address in a hash table.
  * The ops stays registered while klpc is loaded (anchor.c), so patching or
- * unpatching a whole patch is one ftrace filter update: no trampoline is
- * built or freed, and no RCU-tasks grace period is waited for.
+ * unpatching a whole patch is a filter update (one per KLPC_FTRACE_BATCH
+ * functions): no trampoline is built or freed, and no RCU-tasks grace
+ * period is waited for.
  */
 
 #define pr_fmt(fmt) "klpc: " fmt
@@ -219,7 +220,55 @@ static void klpc_fops_set_permanent(bool permanent)
 }
 
 /*
+ * x86's ftrace_replace_code() rewrites every call site of one filter update
+ * without a resched point: 1000 addresses in one update held a CPU for
+ * 70-140 ms under TCG, against a few ms for one.  Updates of at most this
+ * many addresses, with cond_resched() between them, bound that stall; every
+ * update also pays a walk of all ftrace records, so batches are not smaller.
+ */
+#define KLPC_FTRACE_BATCH	64
+
+/* a failed removal left addresses in the filter (see klpc_ftrace_remove()) */
+static bool klpc_filter_stale;
+
+/*
+ * Add (@remove 0) or remove @ips from the filter of klpc's ops, in batches.
+ * A failed ftrace update leaves the filter as it was; *@done is set to how
+ * many addresses went through before it.
+ */
+static int klpc_filter_update(unsigned long *ips, unsigned int nr, int remove,
+			      unsigned int *done)
+{
+	unsigned int n;
+	int ret = 0;
+
+	for (*done = 0; *done < nr; *done += n) {
+		n = min_t(unsigned int, nr - *done, KLPC_FTRACE_BATCH);
+		if (*done)
+			cond_resched();
+		ret = ftrace_set_filter_ips(&klpc_fops, ips + *done, n, remove, 0);
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
+/* Take out again the @nr addresses of a failed addition. */
+static void klpc_filter_undo(unsigned long *ips, unsigned int nr)
+{
+	unsigned int done;
+
+	if (nr && klpc_filter_update(ips, nr, 1, &done))
+		klpc_filter_stale = true;
+}
+
+/*
  * Add @ips to the filter of klpc's ops, all or none.
+ *
+ * They go in batches: until the caller publishes their func stacks, the
+ * handler ignores the addresses already added.  If a batch fails, those
+ * before it are taken out again, and *@failed is the index of its first
+ * address.
  *
  * An address with an ftrace direct call (a BPF trampoline) is refused with
  * -EBUSY and returned in *@direct.  Registering an IPMODIFY ops asks the
@@ -234,12 +283,13 @@ static void klpc_fops_set_permanent(bool permanent)
  * it share the function or refuses it.
  */
 static int klpc_ftrace_add(unsigned long *ips, unsigned int nr,
-			   unsigned long *direct)
+			   unsigned long *direct, unsigned int *failed)
 {
 	bool first = hash_empty(klpc_ops_table);
 	int ret = -EBUSY;
 
 	*direct = 0;
+	*failed = 0;
 	if (!nr)
 		return 0;
 	if (klpc_direct_mutex)
@@ -249,11 +299,14 @@ static int klpc_ftrace_add(unsigned long *ips, unsigned int nr,
 		goto unlock;
 	if (first)
 		klpc_fops_set_permanent(true);
-	ret = ftrace_set_filter_ips(&klpc_fops, ips, nr, 0, 0);
+	ret = klpc_filter_update(ips, nr, 0, failed);
 	/* with ftrace off the filter changes, but no call is redirected */
 	if (!ret && !READ_ONCE(*klpc_ksyms.ftrace_enabled)) {
-		ftrace_set_filter_ips(&klpc_fops, ips, nr, 1, 0);
 		ret = -EBUSY;
+		*failed = 0;
+		klpc_filter_undo(ips, nr);
+	} else if (ret) {
+		klpc_filter_undo(ips, *failed);
 	}
 	if (ret && first)
 		klpc_fops_set_permanent(false);
@@ -264,42 +317,42 @@ unlock:
 }
 
 /*
- * If this fails, the addresses stay in the filter: the handler ignores an
+ * Take the addresses of @dead out of the filter, in batches as they went
+ * in.  If an update fails, the addresses stay: the handler ignores an
  * address without a func stack, and the reset when the last patch goes
  * drops them, so unpatching still cannot fail.
  */
-static void klpc_ftrace_remove_ips(struct klpc_ops *dead, unsigned int nr)
+static void klpc_ftrace_remove(struct klpc_ops *dead, unsigned int nr)
 {
+	unsigned int i = 0, done = 0;
 	unsigned long *ips;
-	unsigned int i = 0;
 	int ret = -ENOMEM;
 
+	if (!nr)
+		return;
 	ips = kvmalloc_array(nr, sizeof(*ips), GFP_KERNEL);
 	if (ips) {
 		for (; dead; dead = dead->next_dead)
 			ips[i++] = dead->ip;
-		ret = ftrace_set_filter_ips(&klpc_fops, ips, nr, 1, 0);
+		ret = klpc_filter_update(ips, nr, 1, &done);
 		kvfree(ips);
 	}
 	if (ret)
-		pr_warn("%u unpatched addresses stay traced until the last patch is gone (%d)\n",
-			nr, ret);
-}
-
-static void klpc_ftrace_remove(struct klpc_ops *dead, unsigned int nr)
-{
-	if (!nr)
-		return;
-	/*
-	 * The last address goes: the filter is reset to the anchor alone,
-	 * which also drops any address an earlier failed update left behind.
-	 */
-	if (!hash_empty(klpc_ops_table) ||
-	    ftrace_set_filter_ip(&klpc_fops, klpc_anchor_ip, 0, 1))
-		klpc_ftrace_remove_ips(dead, nr);
+		klpc_filter_stale = true;
+	if (!hash_empty(klpc_ops_table))
+		goto out;
+	/* the last address went: drop what failed updates left behind */
+	if (klpc_filter_stale &&
+	    !ftrace_set_filter_ip(&klpc_fops, klpc_anchor_ip, 0, 1)) {
+		klpc_filter_stale = false;
+		ret = 0;
+	}
 	/* nothing is redirected any more: ftrace may be turned off */
-	if (hash_empty(klpc_ops_table))
-		klpc_fops_set_permanent(false);
+	klpc_fops_set_permanent(false);
+out:
+	if (ret)
+		pr_warn("%u unpatched addresses stay traced until the last patch is gone (%d)\n",
+			nr - done, ret);
 }
 
 static bool klpc_obj_selected(struct klpc_object *obj,
@@ -364,11 +417,11 @@ static void klpc_report_failure(struct klpc_patch *patch,
 /*
  * Push the funcs of the selected objects on their func stacks.  Addresses
  * that no patch redirects yet get a new klpc_ops; all of them enter the
- * ftrace filter in one update, and nothing is pushed unless that succeeds.
+ * ftrace filter, and nothing is pushed unless every one did.
  */
 static int klpc_patch_objs(struct klpc_patch *patch, struct klpc_object *only)
 {
-	unsigned int max = klpc_count_funcs(patch, only), nr = 0, i;
+	unsigned int max = klpc_count_funcs(patch, only), nr = 0, failed, i;
 	struct klpc_ops **new_ops, *ops;
 	struct klpc_object *obj;
 	struct klpc_func *func;
@@ -398,9 +451,10 @@ static int klpc_patch_objs(struct klpc_patch *patch, struct klpc_object *only)
 		}
 	}
 
-	ret = klpc_ftrace_add(ips, nr, &direct);
+	ret = klpc_ftrace_add(ips, nr, &direct, &failed);
 	if (ret) {
-		klpc_report_failure(patch, ips, nr, direct, ret);
+		klpc_report_failure(patch, ips + failed, nr - failed, direct,
+				    ret);
 		goto out;
 	}
 

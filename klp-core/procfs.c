@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * procfs.c - /proc/klpc: what a transition waits for, and its figures
+ * procfs.c - /proc/klpc: what a transition waits for, its state, figures
  *
  * A module cannot add /proc/<pid>/patch_state files as the built-in
  * livepatch does, so the tasks that block a transition are listed in one
@@ -18,6 +18,7 @@
 #include "hooks.h"
 #include "procfs.h"
 #include "tasks.h"
+#include "transition.h"
 
 static struct proc_dir_entry *klpc_proc_dir;
 
@@ -99,8 +100,17 @@ static int klpc_stats_proc_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* /proc/klpc/transition: the one in progress, and how the last ended */
+static int klpc_transition_proc_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&klpc_mutex);
+	klpc_transition_show(m);
+	mutex_unlock(&klpc_mutex);
+	return 0;
+}
+
 /**
- * klpc_proc_init() - create /proc/klpc/{tasks,stats}, root only
+ * klpc_proc_init() - create /proc/klpc/{tasks,stats,transition}, root only
  *
  * Return: 0 or -ENOMEM.
  */
@@ -111,7 +121,9 @@ int klpc_proc_init(void)
 		return -ENOMEM;
 	if (!proc_create("tasks", 0400, klpc_proc_dir, &klpc_tasks_proc_ops) ||
 	    !proc_create_single("stats", 0400, klpc_proc_dir,
-				klpc_stats_proc_show)) {
+				klpc_stats_proc_show) ||
+	    !proc_create_single("transition", 0400, klpc_proc_dir,
+				klpc_transition_proc_show)) {
 		proc_remove(klpc_proc_dir);
 		return -ENOMEM;
 	}

@@ -201,7 +201,6 @@ static bool klpc_stack_blocks(struct task_struct *task,
 struct klpc_check {
 	const struct klpc_ranges *rs;
 	const char *why;
-	bool last;
 };
 
 /*
@@ -218,7 +217,7 @@ static int klpc_check_and_switch(struct task_struct *task, void *arg)
 	}
 	if (klpc_stack_blocks(task, c->rs, &c->why))
 		return -EBUSY;
-	c->last = klpc_task_switch_to(task, c->rs->target, KLPC_MOVER_STACK);
+	klpc_task_switch_to(task, c->rs->target, KLPC_MOVER_STACK);
 	return 0;
 }
 
@@ -229,18 +228,24 @@ static int klpc_check_and_switch(struct task_struct *task, void *arg)
  *
  * If it cannot move, what blocks it is recorded for /proc/klpc/tasks.
  *
- * Return: true if it was the last task to move.
+ * Return: true if the stack was checked and did not block the task, which
+ * then is in the target state; false if it still may have to move.
  */
 bool klpc_stack_try_switch(struct task_struct *task)
 {
 	struct klpc_check c = { };
+	bool clean = false;
 
 	rcu_read_lock();
 	c.rs = rcu_dereference(klpc_ranges);
-	if (c.rs && klpc_ksyms.task_call_func(task, klpc_check_and_switch, &c))
-		klpc_task_set_blocker(task, c.why);
+	if (c.rs) {
+		clean = !klpc_ksyms.task_call_func(task, klpc_check_and_switch,
+						   &c);
+		if (!clean)
+			klpc_task_set_blocker(task, c.why);
+	}
 	rcu_read_unlock();
-	return c.last;
+	return clean;
 }
 
 /**

@@ -24,25 +24,28 @@ static LLIST_HEAD(klpc_dead_tables);
  * @nr_tasks:	how many tasks there are, to size the table and its pool
  *
  * Every entry the walk that fills the table needs is allocated here,
- * before the hooks can see the table.
+ * before the hooks can see the table, in one piece with the pool that
+ * klpc_tasks_refill() keeps: the first check round, which has the whole
+ * table to check, then allocates nothing.
  *
  * Return: 0 or -ENOMEM.
  */
 int klpc_tasks_alloc(int target, unsigned int nr_tasks)
 {
 	unsigned int bits = ilog2(roundup_pow_of_two(max(nr_tasks, 64U)));
+	unsigned int nr = nr_tasks + KLPC_POOL_MIN + nr_tasks / 16;
 	struct klpc_table *t;
 	unsigned int i;
 
 	t = kvzalloc(struct_size(t, heads, 1U << bits), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
-	t->block = kvcalloc(nr_tasks, sizeof(*t->block), GFP_KERNEL);
+	t->block = kvcalloc(nr, sizeof(*t->block), GFP_KERNEL);
 	if (!t->block) {
 		kvfree(t);
 		return -ENOMEM;
 	}
-	for (i = 0; i < nr_tasks; i++)
+	for (i = 0; i < nr; i++)
 		klpc_pool_put(t, &t->block[i]);
 	t->bits = bits;
 	t->target = target;

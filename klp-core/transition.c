@@ -38,6 +38,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -71,6 +72,13 @@ static unsigned long klpc_started, klpc_last_report, klpc_last_signals;
 static unsigned int klpc_retry_ms;
 static bool klpc_do_exit_in_transition;
 static bool klpc_stall_reversed;
+/* reversed since it started, by a write to 'enabled' or after a stall */
+static bool klpc_reversed;
+/* how the last transition ended, for /proc/klpc/transition */
+static char klpc_last_name[MODULE_NAME_LEN];
+static const char *klpc_last_end;
+/* set while 'force' ends the transition */
+static bool klpc_forcing;
 static DEFINE_PER_CPU(struct work_struct, klpc_idle_work);
 /* woken when a transition ends */
 static DECLARE_WAIT_QUEUE_HEAD(klpc_transition_wq);
@@ -186,9 +194,9 @@ static void klpc_check_tasks(void)
 		if (klpc_is_idle(task)) {
 			klpc_check_idle(task, &idle_cpus);
 		} else {
-			klpc_stack_try_switch(task);
 			/* if it runs, or sleeps in a patched function */
-			klpc_resume_queue(task);
+			if (!klpc_stack_try_switch(task))
+				klpc_resume_queue(task);
 		}
 		put_task_struct(task);
 		cond_resched();
@@ -291,6 +299,10 @@ static void klpc_end_transition(bool completed)
 	if (patch->replace)
 		klpc_replace_unlist();
 
+	strscpy(klpc_last_name, patch->mod->name, sizeof(klpc_last_name));
+	klpc_last_end = !completed ? "cancelled" :
+			klpc_forcing ? "forced" :
+			klpc_reversed ? "reversed" : "complete";
 	if (completed) {
 		pr_notice("'%s': %s complete\n", patch->mod->name,
 			  klpc_state_verb(state));
@@ -480,6 +492,7 @@ int klpc_init_transition(struct klpc_patch *patch, int state)
 	klpc_last_signals = jiffies;
 	klpc_retry_ms = KLPC_RETRY_MIN_MS;
 	klpc_stall_reversed = false;
+	klpc_reversed = false;
 	klpc_do_exit_in_transition = klpc_patches_do_exit(patch);
 	if (state == KLPC_PATCHED)
 		klpc_for_each_object(patch, obj)
@@ -652,6 +665,7 @@ int klpc_reverse_transition(void)
 	pr_notice("'%s': reversing transition from %s\n", patch->mod->name,
 		  klpc_state_verb(klpc_target_state));
 	klpc_target_state = target;
+	klpc_reversed = true;
 	/* works that run before this see the old target and move no task */
 	klpc_stack_build(patch, target);
 	patch->enabled = target == KLPC_PATCHED;
@@ -693,7 +707,38 @@ void klpc_force_transition(void)
 	list_for_each_entry(patch, &klpc_patches, list)
 		if (patch->enabled || patch == klpc_transition_patch)
 			klpc_pin_forced(patch);
+	klpc_forcing = true;
 	klpc_end_transition(true);
+	klpc_forcing = false;
+}
+
+/**
+ * klpc_transition_show() - the transition in progress, and how the last ended
+ * @m:		the seq_file of /proc/klpc/transition
+ *
+ * Called with klpc_mutex held.  One "key value" pair a line: patch, target
+ * (patched or unpatched), seconds since it started, pending tasks,
+ * stalled (1 once it has run as long as the first stall report takes),
+ * reversed (1 if reversed since it started); "-" and 0 without a
+ * transition.  Then last_patch and last_end (complete, reversed, forced or
+ * cancelled) for the last transition that ended, "-" before any.
+ */
+void klpc_transition_show(struct seq_file *m)
+{
+	struct klpc_patch *patch = klpc_transition_patch;
+	unsigned long age = patch ? jiffies - klpc_started : 0;
+
+	seq_printf(m, "patch %s\ntarget %s\n", patch ? patch->mod->name : "-",
+		   !patch ? "-" : klpc_target_state == KLPC_PATCHED ?
+		   "patched" : "unpatched");
+	seq_printf(m, "seconds %u\npending %u\nstalled %d\nreversed %d\n",
+		   jiffies_to_msecs(age) / 1000,
+		   patch ? klpc_tasks_pending() : 0,
+		   patch && age >= KLPC_REPORT_INTERVAL,
+		   patch && klpc_reversed);
+	seq_printf(m, "last_patch %s\nlast_end %s\n",
+		   klpc_last_end ? klpc_last_name : "-",
+		   klpc_last_end ? klpc_last_end : "-");
 }
 
 /**

@@ -5,6 +5,7 @@
 #include <klpc.h>
 
 struct task_struct;
+struct seq_file;
 
 /* the patch being applied or reverted, or NULL; protected by klpc_mutex */
 extern struct klpc_patch *klpc_transition_patch;
@@ -20,6 +21,7 @@ void klpc_transition_wait(struct klpc_patch *patch);
 int klpc_walk_threads(int (*fn)(struct task_struct *t, void *arg), void *arg);
 void klpc_task_exiting(struct task_struct *task);
 void klpc_transition_refresh(void);
+void klpc_transition_show(struct seq_file *m);
 void klpc_transition_init(void);
 void klpc_transition_exit(void);
 

@@ -62,3 +62,4 @@ module_init(klpc_cm_patch_init);
 module_exit(klpc_cm_patch_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("klpc sample: change a callee's return convention and its caller");
+KLPC_PATCH_DESC("a callee's return convention and its caller change together");

@@ -48,3 +48,4 @@ module_init(klpc_sample_mod_init);
 module_exit(klpc_sample_mod_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("klpc sample: patch a function of the klpc_target module");
+KLPC_PATCH_DESC("klpc_target's message, patched in the module");

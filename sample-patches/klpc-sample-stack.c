@@ -51,3 +51,5 @@ module_init(klpc_stack_init);
 module_exit(klpc_stack_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("klpc sample: a second patch of /proc/cmdline");
+KLPC_PATCH_DESC("/proc/cmdline reads a second fixed line, stacked over klpc-sample");
+KLPC_PATCH_CVE("CVE-0000-0003");

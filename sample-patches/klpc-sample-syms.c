@@ -63,3 +63,4 @@ module_init(klpc_sample_syms_init);
 module_exit(klpc_sample_syms_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("klpc sample: patched code calling a static vmlinux function");
+KLPC_PATCH_DESC("/proc/cmdline through a static vmlinux function (a klpc_sym table)");

@@ -52,3 +52,8 @@ module_init(klpc_sample_init);
 module_exit(klpc_sample_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("klpc sample: live patch /proc/cmdline");
+/* what 'klpc info' shows; the CVE ids are placeholders of the sample */
+KLPC_PATCH_DESC("/proc/cmdline reads a fixed line instead of the kernel's command line");
+KLPC_PATCH_CVE("CVE-0000-0001");
+KLPC_PATCH_CVE("CVE-0000-0002");
+KLPC_PATCH_REF("https://example.org/klpc/sample");

@@ -14,10 +14,14 @@
 KLPC_DIR=${KLPC_DIR:-/klpc}
 KLPC_MODDIR=$KLPC_DIR/modules
 KLPC_SYSFS=/sys/kernel/klpc
+KLPC_SIGNAL_SECS=/sys/module/klpc/parameters/signal_secs
 KLPC_KVER=$(cat "$KLPC_DIR/kver" 2>/dev/null || echo unknown)
 KLPC_TEST=${KLPC_TEST:-${0##*/}}
 KLPC_TEST=${KLPC_TEST%.sh}
 export KLPC_DIR KLPC_MODDIR KLPC_SYSFS KLPC_KVER KLPC_TEST
+# bounded waits (wait_transition, wait_until) last this many times longer
+# on a slower kernel (the debug kernel: vm/run.sh, klpc.timeout_scale=)
+KLPC_TIMEOUT_SCALE=${KLPC_TIMEOUT_SCALE:-1}
 
 die() {
 	echo "FAIL: $*" >&2
@@ -191,17 +195,18 @@ patch_dir() {
 }
 
 # wait_transition PATCH [TIMEOUT_S]: poll PATCH's transition until it
-# reads 0; fail the test after TIMEOUT_S seconds (default 30).
+# reads 0; fail the test after TIMEOUT_S seconds (default 30; times
+# KLPC_TIMEOUT_SCALE).
 wait_transition() {
 	_f=$(patch_dir "$1")/transition
-	_max=$((${2:-30} * 10))
+	_max=$((${2:-30} * 10 * KLPC_TIMEOUT_SCALE))
 	_i=0
 	while :; do
 		_v=$(cat "$_f" 2>&1) || die "cannot read $_f: $_v"
 		[ "$_v" = 0 ] && return 0
 		_i=$((_i + 1))
 		[ $_i -le $_max ] ||
-			die "$_f still '$_v' after ${2:-30} s; /proc/klpc/tasks: $(blocking_summary)"
+			die "$_f still '$_v' after $((${2:-30} * KLPC_TIMEOUT_SCALE)) s; /proc/klpc/tasks: $(blocking_summary)"
 		sleep 0.1
 	done
 }
@@ -304,8 +309,13 @@ figure() {
 # start_sleeper: a task sleeping in klpc_target_cm's klpc_cm_sleeper(); its
 # pid in SLEEPER, its output in $KLPC_TMP/sleeper.out.  The sleeper is
 # released when the test exits, however it exits, so that klpc_cm_target
-# can always be removed.
+# can always be removed.  klpc's fake signals are turned off (klpc must be
+# loaded), so that only the test wakes it.
 start_sleeper() {
+	# the sleeper must stay in the old function however slow the kernel:
+	# klpc's fake signals (after signal_secs, 15 s; the debug kernel's
+	# tests can take longer) would wake it and legitimately move it
+	[ ! -e "$KLPC_SIGNAL_SECS" ] || write_sysfs 0 "$KLPC_SIGNAL_SECS"
 	write_sysfs 0 /proc/klpc_cm_sleep
 	trap release_sleeper EXIT
 	trap 'exit 1' INT TERM
@@ -383,10 +393,10 @@ cm_mismatches() {
 }
 
 # wait_until SECONDS CMD...: poll CMD every 0.1 s until it succeeds;
-# return 1 if it still fails after SECONDS by the clock (under TCG a poll
-# takes longer than its 0.1 s sleep).
+# return 1 if it still fails after SECONDS (times KLPC_TIMEOUT_SCALE) by
+# the clock (under TCG a poll takes longer than its 0.1 s sleep).
 wait_until() {
-	_wu_end=$(($(ms_now) + $1 * 1000))
+	_wu_end=$(($(ms_now) + $1 * 1000 * KLPC_TIMEOUT_SCALE))
 	shift
 	until "$@"; do
 		[ "$(ms_now)" -le "$_wu_end" ] || return 1
@@ -403,5 +413,5 @@ transition_done() {
 # clock rather than by a count of polls; a failure shows what blocks.
 wait_transition_within() {
 	wait_until "$2" transition_done "$1" ||
-		die "$(patch_dir "$1")/transition still 1 after $2 s; /proc/klpc/tasks: $(blocking_summary)"
+		die "$(patch_dir "$1")/transition still 1 after $(($2 * KLPC_TIMEOUT_SCALE)) s; /proc/klpc/tasks: $(blocking_summary)"
 }

@@ -175,14 +175,23 @@ loaded_modules() {
 }
 
 # disable_patches: turn off klpc (and built-in livepatch) patches left on.
+# A few passes: klpc disables only the topmost enabled patch, and the
+# directories come in name order, not in the stack's.
 disable_patches() {
+	for _pass in 1 2 3 4; do
+		disable_pass $_pass
+	done
+}
+
+# disable_pass N: one pass; pass 4 reports what it could not disable.
+disable_pass() {
 	for _f in /sys/kernel/klpc/*/enabled /sys/kernel/livepatch/*/enabled; do
 		[ -f "$_f" ] || continue
 		[ "$(cat "$_f" 2>/dev/null)" = 1 ] || continue
 		_d=${_f%/enabled}
 		if echo 0 >"$_f" 2>/dev/null; then
 			echo "cleanup: disabled patch $_d"
-		else
+		elif [ "$1" = 4 ]; then
 			echo "cleanup: could not disable patch $_d"
 		fi
 		_i=0

@@ -8,9 +8,6 @@ set -eu
 . "${0%/*}/lib.sh"
 
 klpc_core_load
-# the sleeper must stay in the old function however slow the kernel: no
-# fake signal may wake it (they would legitimately move it)
-write_sysfs 0 /sys/module/klpc/parameters/signal_secs
 assert_eq 0 "$(klpc_stat entries)" "entries outside a transition"
 load_cm_patch_blocked
 sleeper=$SLEEPER

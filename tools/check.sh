@@ -8,8 +8,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tools/lib.sh
 . "$ROOT/tools/lib.sh"
 
-C_DIRS="klp-core include sample-patches tests/modules bench"
-SH_DIRS="vm tests .ci tools bench cli packaging"
+C_DIRS="klp-core include sample-patches tests/modules bench examples"
+SH_DIRS="vm tests .ci tools bench cli examples packaging"
 LOGDIR=$ROOT/build/check
 PASSED=0
 FAILED=0
@@ -154,6 +154,48 @@ do_shellcheck() {
 	echo "shellcheck: $(echo "$files" | wc -l) script(s) checked"
 }
 
+# The command as klpc-tools installs it (make install-tools) finds its
+# functions in the share directory, and the patch fragment finds klpc.h.
+do_installed() {
+	dest=$LOGDIR/install-tools
+	rm -rf "$dest"
+	make -s -C "$ROOT" install-tools DESTDIR="$dest" || return 1
+	KLPC_SHARE=$dest/usr/share/klpc "$dest/usr/sbin/klpc" --help | grep -q '^usage: klpc' ||
+		{ echo "the installed klpc does not run"; return 1; }
+	# shellcheck disable=SC2016 # $(KLPC_INCLUDE) is make's
+	inc=$(make -s -f "$dest/usr/share/klpc/klpc-patch.mk" \
+		--eval 'klpc-show-include: ; @echo $(KLPC_INCLUDE)' klpc-show-include)
+	[ "$inc" = "$dest/usr/share/klpc/include" ] ||
+		{ echo "klpc-patch.mk does not find the installed klpc.h"; return 1; }
+	echo "installed into $dest: klpc runs, klpc-patch.mk finds klpc.h"
+}
+
+# klpc symvers reads from klpc.ko the CRCs kbuild wrote into Module.symvers,
+# and the example patch builds out of tree with klpc-patch.mk from them
+# without a modpost warning (after the builds above, klpc.ko is there).
+do_patch_build() {
+	[ -f "$ROOT/klpc.ko" ] || { echo "no klpc.ko: the builds above failed?"; return 1; }
+	"$ROOT/cli/klpc" symvers "$ROOT/klpc.ko" | cut -f1,2 | sort >"$LOGDIR/symvers.cli"
+	awk -F'\t' '$3 ~ /\/klpc$/ { print $1 "\t" $2 }' "$ROOT/Module.symvers" | sort \
+		>"$LOGDIR/symvers.kbuild"
+	if [ ! -s "$LOGDIR/symvers.kbuild" ] ||
+		! cmp -s "$LOGDIR/symvers.cli" "$LOGDIR/symvers.kbuild"; then
+		diff "$LOGDIR/symvers.kbuild" "$LOGDIR/symvers.cli"
+		echo "klpc symvers differs from Module.symvers"
+		return 1
+	fi
+	dir=$ROOT/examples/loadavg-fix
+	make -C "$dir" KLPC_MK="$ROOT/cli/klpc-patch.mk" KDIR="$KDIR" \
+		KLPC_KO="$ROOT/klpc.ko" clean >/dev/null 2>&1 || true
+	make -C "$dir" KLPC_MK="$ROOT/cli/klpc-patch.mk" KDIR="$KDIR" \
+		KLPC_KO="$ROOT/klpc.ko" W=1 >"$LOGDIR/patch-build.log" 2>&1 ||
+		{ cat "$LOGDIR/patch-build.log"; return 1; }
+	if grep -E '(WARNING|warning|error):' "$LOGDIR/patch-build.log"; then
+		return 1
+	fi
+	echo "klpc symvers matches Module.symvers ($(wc -l <"$LOGDIR/symvers.cli") symbols); examples/loadavg-fix builds with klpc-patch.mk"
+}
+
 # step NAME FUNCTION: run a step, indenting its output.
 step() {
 	echo "== $1"
@@ -173,6 +215,8 @@ main() {
 	step "sparse (C=2) without warnings" do_sparse
 	step "compat sample is upstream source" do_compat
 	step "shellcheck" do_shellcheck
+	step "klpc-tools as installed" do_installed
+	step "a patch built out of tree (klpc-patch.mk)" do_patch_build
 	echo "check: $PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]
 }

@@ -11,7 +11,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
 OUT=$ROOT/build/deb
 # what the packages are made of (see packaging/debian/rules)
-PARTS="Kbuild LICENSE README.md klp-core include cli packaging"
+PARTS="Makefile Kbuild LICENSE README.md klp-core include cli packaging"
 
 version() {
 	dpkg-parsechangelog -l "$ROOT/packaging/debian/changelog" -SVersion

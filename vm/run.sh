@@ -1,12 +1,14 @@
 #!/bin/bash
 # Boot the klpc test guest under QEMU and judge the run from its console.
-# Usage: vm/run.sh demo|test|bench|shell
+# Usage: vm/run.sh demo|test|bench|shell|try
 #
 # Env: KLPC_CACHE   cache for the kernel and base root (/var/cache/klpc)
 #      KLPC_KDIR    kernel build tree (its release picks the guest kernel)
 #      KLPC_KERNEL  boot this bzImage instead of Debian's
 #      KLPC_TIMEOUT hard limit in seconds (demo 600, test 2400, bench 3600,
-#                   shell none)
+#                   try 600, shell none)
+#      KLPC_TRY_PATCH / KLPC_TRY_SCRIPT  try mode (make vm-try): the patch
+#                   module 'klpc load' loads, and the script run after it
 #      KLPC_FILTER  test glob(s), comma-separated (klpc.filter=)
 #      KLPC_ACCEL   kvm|tcg|auto (default auto: KVM only if a probe boots)
 #      KLPC_MEM / KLPC_SMP  guest memory (2048) and QEMU's -smp (2; test
@@ -36,7 +38,7 @@ QEMU_PIDFILE=
 
 default_timeout() {
 	case $1 in
-	demo) echo 600 ;;
+	demo | try) echo 600 ;;
 	test) echo 2400 ;;
 	bench) echo 3600 ;;
 	shell) echo 0 ;;
@@ -110,8 +112,50 @@ copy_tree() {
 		--exclude=Module.symvers --exclude='*.a' . | tar -C "$2" -xf -
 }
 
-# build_overlay DIR KVER: /init and /klpc (modules, tests, vm, bench, kver)
-# packed as DIR/overlay.cpio.gz.
+# add_try STAGE KVER: the patch (and script) of make vm-try, in /klpc/try.
+add_try() {
+	local magic
+	[ -n "${KLPC_TRY_PATCH:-}" ] || die "try mode needs KLPC_TRY_PATCH (make vm-try PATCH=...)"
+	[ -f "$KLPC_TRY_PATCH" ] || die "$KLPC_TRY_PATCH: no such file"
+	magic=$(modinfo -F vermagic "$KLPC_TRY_PATCH" 2>/dev/null) ||
+		die "$KLPC_TRY_PATCH is not a kernel module"
+	[ "${magic%% *}" = "$2" ] ||
+		die "$KLPC_TRY_PATCH is built for ${magic%% *}, the guest runs $2"
+	mkdir -p "$1/klpc/try"
+	cp "$KLPC_TRY_PATCH" "$1/klpc/try/"
+	if [ -n "${KLPC_TRY_SCRIPT:-}" ]; then
+		[ -f "$KLPC_TRY_SCRIPT" ] || die "$KLPC_TRY_SCRIPT: no such file"
+		install -m 755 "$KLPC_TRY_SCRIPT" "$1/klpc/try/script"
+	fi
+}
+
+# add_signed STAGE: klpc-sample.ko signed by 'cli/klpc sign' with Debian's
+# sign-file and a throwaway key (made once in build/test-key; the guest
+# kernel does not trust it), in /klpc/signed, for the signature tests.
+# Skipped without openssl or sign-file (those tests then skip).
+add_signed() {
+	local key=$ROOT/build/test-key
+	if ! command -v openssl >/dev/null || [ ! -x /usr/lib/linux-kbuild-6.1/scripts/sign-file ]; then
+		msg "no openssl or sign-file: no signed sample in the guest"
+		return 0
+	fi
+	[ -f "$ROOT/sample-patches/klpc-sample.ko" ] || return 0
+	if [ ! -s "$key/cert.der" ]; then
+		mkdir -p "$key"
+		openssl req -new -x509 -newkey rsa:2048 -nodes -days 36500 \
+			-subj '/CN=klpc test key (untrusted)/' -keyout "$key/key.pem" \
+			-outform DER -out "$key/cert.der" >/dev/null 2>&1 ||
+			die "openssl could not make the test signing key"
+	fi
+	mkdir -p "$1/klpc/signed"
+	cp "$ROOT/sample-patches/klpc-sample.ko" "$1/klpc/signed/"
+	KLPC_LOG=0 "$ROOT/cli/klpc" sign "$1/klpc/signed/klpc-sample.ko" \
+		--key "$key/key.pem" --cert "$key/cert.der" >/dev/null ||
+		die "cli/klpc sign failed on the signed sample"
+}
+
+# build_overlay DIR KVER [MODE]: /init and /klpc (modules, tests, vm, bench,
+# cli, kver; try mode: the patch to try) packed as DIR/overlay.cpio.gz.
 build_overlay() {
 	local dir=$1 stage=$1/overlay ko n=0
 	rm -rf "$stage"
@@ -127,6 +171,9 @@ build_overlay() {
 	[ $n -gt 0 ] || msg "warning: no built .ko found (run 'make' first?)"
 	copy_tree "$ROOT/tests" "$stage/klpc/tests"
 	copy_tree "$ROOT/vm" "$stage/klpc/vm"
+	copy_tree "$ROOT/cli" "$stage/klpc/cli"
+	add_signed "$stage"
+	[ "${3:-}" != try ] || add_try "$stage" "$2"
 	[ ! -d "$ROOT/bench" ] || copy_tree "$ROOT/bench" "$stage/klpc/bench"
 	echo "$2" >"$stage/klpc/kver"
 	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
@@ -143,8 +190,12 @@ debug_args() {
 cmdline() {
 	# slub_debug: red zones, poisoning and sanity checks on every slab,
 	# so a use-after-free or an overrun shows in the log (Debian's
-	# kernel has SLUB_DEBUG=y, off by default)
-	local s="console=ttyS0 loglevel=5 panic=-1 slub_debug=FZPU klpc.mode=$1"
+	# kernel has SLUB_DEBUG=y, off by default).  Not for the benchmarks:
+	# with U every allocation also saves its stack trace, a cost no
+	# production kernel pays, which would weigh on whichever
+	# implementation allocates more, not on what users see.
+	local s="console=ttyS0 loglevel=5 panic=-1 klpc.mode=$1"
+	[ "$1" = bench ] || s="$s slub_debug=FZPU"
 	[ -z "${KLPC_FILTER:-}" ] || s="$s klpc.filter=$KLPC_FILTER"
 	[ "$SCALE" -eq 1 ] || s="$s klpc.timeout_scale=$SCALE"
 	[ "$DEBUG" -eq 0 ] || s="$s $(debug_args)"
@@ -256,12 +307,12 @@ judge() {
 		case $summary in *" 0 failed"*) return 0 ;; esac
 		return 1
 		;;
-	demo)
-		if grep -q '^KLPC-DEMO: OK$' "$log" && [ "$bad" -eq 0 ]; then
-			msg "demo: OK"
+	demo | try)
+		if grep -q "^KLPC-${mode^^}: OK\$" "$log" && [ "$bad" -eq 0 ]; then
+			msg "$mode: OK"
 			return 0
 		fi
-		msg "demo: FAILED"
+		msg "$mode: FAILED"
 		return 1
 		;;
 	*)
@@ -278,8 +329,8 @@ judge() {
 main() {
 	local mode=${1:-} kver kernel base dir log qrc bad
 	case $mode in
-	demo | test | bench | shell) ;;
-	*) die "usage: $0 demo|test|bench|shell" ;;
+	demo | test | bench | shell | try) ;;
+	*) die "usage: $0 demo|test|bench|shell|try" ;;
 	esac
 	kver=$(klpc_kver)
 	if [ "$DEBUG" -eq 1 ]; then
@@ -296,7 +347,7 @@ main() {
 		log=$ROOT/build/vm-$mode-debug.log
 	fi
 	mkdir -p "$dir"
-	build_overlay "$dir" "$kver"
+	build_overlay "$dir" "$kver" "$mode"
 	cat "$base" "$dir/overlay.cpio.gz" >"$dir/initrd.img"
 	QEMU_PIDFILE=$dir/qemu.pid
 	trap stop_qemu EXIT

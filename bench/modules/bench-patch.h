@@ -2,12 +2,12 @@
 /*
  * bench-patch.h - the benchmark patch, one source for both implementations
  *
- *	insmod klpc-bench-klpc.ko funcs=N hold=0|1
- *	insmod klpc-bench-builtin.ko funcs=N hold=0|1
+ *	insmod klpc-bench-klpc.ko funcs=N hold=0|1 [first=F]
+ *	insmod klpc-bench-builtin.ko funcs=N hold=0|1 [first=F]
  *
- * replaces klpc_bench_fn_000() ... of klpc_bench_target, the first N
- * (1 to 1000) of them, all with one function, and klpc_bench_hold() too
- * when hold=1.  It is written against the upstream livepatch API; the
+ * replaces klpc_bench_fn_000() ... of klpc_bench_target, N (1 to 1000) of
+ * them from the Fth (0 by default; the tests use it), all with one
+ * function, and klpc_bench_hold() too when hold=1.  It is written against the upstream livepatch API; the
  * including file picks the implementation with its include line:
  * <linux/livepatch.h> for the built-in livepatch, <klpc-compat.h> for
  * klpc.  Both patches are thus the same code, as the benchmark requires.
@@ -20,6 +20,10 @@
 static uint funcs = KLPC_BENCH_NR_FUNCS;
 module_param(funcs, uint, 0444);
 MODULE_PARM_DESC(funcs, "how many of the target's functions to patch (1-1000)");
+
+static uint first;
+module_param(first, uint, 0444);
+MODULE_PARM_DESC(first, "the first of the target's functions to patch (0-999)");
 
 static bool hold;
 module_param(hold, bool, 0444);
@@ -56,13 +60,15 @@ static struct klp_patch klpc_bench_patch = {
 
 static int __init klpc_bench_patch_init(void)
 {
-	unsigned int i;
+	unsigned int i, n;
 
-	if (!funcs || funcs > KLPC_BENCH_NR_FUNCS)
+	if (first >= KLPC_BENCH_NR_FUNCS || !funcs ||
+	    funcs > KLPC_BENCH_NR_FUNCS - first)
 		return -EINVAL;
 	for (i = 0; i < funcs; i++) {
+		n = first + i;
 		klpc_bench_funcs[i].old_name =
-			klpc_bench_names[i / 100][i / 10 % 10][i % 10];
+			klpc_bench_names[n / 100][n / 10 % 10][n % 10];
 		klpc_bench_funcs[i].new_func = klpc_bench_new;
 	}
 	if (hold) {
