@@ -66,7 +66,7 @@ make_stage() {
 	mapfile -t debs < <("$ROOT/tools/deb.sh")
 	cp "${debs[0]}" "$s/klpc-dkms.deb"
 	cp "${debs[1]}" "$s/klpc-tools.deb"
-	for m in klpc-sample.ko klpc-sample-syms.ko klpc-test-fail.ko; do
+	for m in klpc-sample.ko klpc-sample-syms.ko klpc-test-patch.ko; do
 		cp "$(module "$m")" "$s/"
 	done
 	cp "$ROOT/tests/pkg/guest.sh" "$s/"

@@ -9,7 +9,7 @@
 #             enforced at run time, an unsigned and a MOK-signed patch
 #             are refused with klpc's explanation
 #   disabled  klpc.enable=0: nothing loaded; then klpc install a patch
-#             that fails to load (klpc-test-fail.ko without parameters)
+#             that fails to load (klpc-test-patch.ko without parameters)
 #   enforce   module.sig_enforce=1: klpc.ko itself (signed by DKMS's MOK,
 #             which this kernel does not trust) is refused, explained
 #   partial   the failing patch does not stop the sample from loading;
@@ -143,7 +143,7 @@ phase_install() {
 	# installing starts nothing: klpc loads at the next boot
 	check not-started not_loaded klpc
 	check klpc-install run klpc install "$STAGE/klpc-sample.ko"
-	check installed test -f "/var/lib/klpc/$KVER/klpc-sample.ko"
+	check installed sh -c "ls /var/lib/klpc/$KVER | grep -q '^klpc[-_]sample\.ko\$'"
 }
 
 phase_boot() {
@@ -193,8 +193,10 @@ phase_disabled() {
 	# the command honours it too
 	check klpc-boot-noop run klpc boot
 	check still-not-loaded not_loaded klpc
-	# for the last boot: a patch that fails to load, installed after the sample
-	check install-failing run klpc install "$STAGE/klpc-test-fail.ko"
+	# for the last boot: a patch that fails to load (klpc-test-patch.ko
+	# without parameters patches a function vmlinux does not have),
+	# installed after the sample
+	check install-failing run klpc install "$STAGE/klpc-test-patch.ko"
 }
 
 phase_enforce() {
@@ -208,9 +210,9 @@ phase_enforce() {
 phase_partial() {
 	run journalctl -b --no-pager -u klpc.service || true
 	check unit-failed test "$(unit_state klpc.service ActiveState)" = failed
-	check unit-names-it sh -c 'journalctl -b -u klpc.service | grep -q klpc.test.fail'
+	check unit-names-it sh -c 'journalctl -b -u klpc.service | grep -q klpc.test.patch'
 	check patch-loaded loaded klpc_sample
-	check failing-not-loaded not_loaded klpc_test_fail
+	check failing-not-loaded not_loaded klpc_test_patch
 	wait_settled "$SAMPLE"
 	check_eq cmdline-patched "$PATCHED" "$(cat /proc/cmdline)"
 }
