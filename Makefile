@@ -14,6 +14,9 @@
 #   make debug-kernel      build (once) the debug kernel, print its tree
 #   make install-tools [DESTDIR=...]  the klpc command, its functions and
 #                          man page, klpc-patch.mk and include/ (klpc-tools)
+#   make deb               build klpc-dkms and klpc-tools into build/deb/
+#   make vm-pkg-test       install the .debs in a disk-backed systemd guest,
+#                          reboot it, check klpc.service (vm/pkg-test.sh)
 #
 # KERNEL=stock (default): Debian's kernel. KDIR defaults to the tree of the
 # installed linux-headers-amd64 (installed by the recipes when run as root).
@@ -35,7 +38,7 @@ endif
 # clean must not install anything: use KDIR only if it exists already.
 CLEAN_KDIR = $(if $(filter file,$(origin KDIR)),$(shell tools/kdir.sh --no-install 2>/dev/null),$(KDIR))
 
-.PHONY: install-tools all modules clean check debug-kernel vm-demo vm-test vm-bench vm-shell vm-try vm-check-patch
+.PHONY: install-tools all modules clean check debug-kernel deb vm-pkg-test vm-demo vm-test vm-bench vm-shell vm-try vm-check-patch
 
 all: modules
 
@@ -95,6 +98,21 @@ install-tools:
 debug-kernel:
 	@tools/deps.sh debug
 	@vm/debug-kernel.sh
+
+deb:
+	@tools/deps.sh deb
+	@tools/deb.sh
+
+# the packages' guest test: Debian's kernel only (its headers are what the
+# guest's DKMS builds against)
+vm-pkg-test:
+ifneq ($(KERNEL),stock)
+	$(error vm-pkg-test boots Debian's kernel: use KERNEL=stock)
+endif
+	@tools/deps.sh pkg
+	@$(MAKE) --no-print-directory modules
+	@KLPC_KDIR='$(KDIR)' vm/pkg-test.sh
+
 
 vm-try: override VM_ENV += KLPC_TRY_PATCH='$(abspath $(PATCH))' \
 	$(if $(SCRIPT),KLPC_TRY_SCRIPT='$(abspath $(SCRIPT))')

@@ -9,7 +9,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tools/lib.sh"
 
 C_DIRS="klp-core include sample-patches tests/modules bench examples"
-SH_DIRS="vm tests .ci tools bench cli examples"
+SH_DIRS="vm tests .ci tools bench cli examples packaging"
 LOGDIR=$ROOT/build/check
 PASSED=0
 FAILED=0

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Make sure the host has the Debian packages a task needs.
-# Usage: tools/deps.sh build|check|vm|debug|ci ...
+# Usage: tools/deps.sh build|check|vm|debug|deb|pkg|ci ...
 # As root, missing packages are installed (apt-get update first);
 # otherwise the missing ones are named and the script fails.
 set -eu
@@ -17,16 +17,21 @@ pkgs_for() {
 	# building the debug kernel (vm/debug-kernel.sh) from Debian's source
 	debug) echo make gcc libc6-dev linux-source-6.1 xz-utils flex bison bc \
 		libssl-dev libelf-dev kmod cpio ;;
-	*) die "unknown package set '$1' (build|check|vm|debug|ci)" ;;
+	# make deb: Debian's packaging tools
+	deb) echo dpkg-dev debhelper dh-dkms ;;
+	# make vm-pkg-test: the packages, and qcow2 overlays of the guest disk
+	pkg) echo dpkg-dev debhelper dh-dkms qemu-system-x86 qemu-utils \
+		debootstrap e2fsprogs kmod gcc make libc6-dev linux-headers-amd64 ;;
+	*) die "unknown package set '$1' (build|check|vm|debug|deb|pkg|ci)" ;;
 	esac
 }
 
 main() {
-	[ $# -gt 0 ] || die "usage: $0 build|check|vm|debug|ci ..."
+	[ $# -gt 0 ] || die "usage: $0 build|check|vm|debug|deb|pkg|ci ..."
 	all=
 	for set in "$@"; do
 		if [ "$set" = ci ]; then
-			all="$all $(pkgs_for check) $(pkgs_for vm)"
+			all="$all $(pkgs_for check) $(pkgs_for vm) $(pkgs_for pkg)"
 		else
 			all="$all $(pkgs_for "$set")"
 		fi
