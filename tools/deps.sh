@@ -31,7 +31,7 @@ main() {
 	all=
 	for set in "$@"; do
 		if [ "$set" = ci ]; then
-			all="$all $(pkgs_for check) $(pkgs_for vm) $(pkgs_for pkg)"
+			all="$all $(pkgs_for check) $(pkgs_for vm)"
 		else
 			all="$all $(pkgs_for "$set")"
 		fi

@@ -5,7 +5,7 @@
 # Env: KLPC_CACHE   cache for the kernel and base root (/var/cache/klpc)
 #      KLPC_KDIR    kernel build tree (its release picks the guest kernel)
 #      KLPC_KERNEL  boot this bzImage instead of Debian's
-#      KLPC_TIMEOUT hard limit in seconds (demo 600, test 2400, bench 3600,
+#      KLPC_TIMEOUT hard limit in seconds (demo 600, test 3600, bench 3600,
 #                   try 600, shell none)
 #      KLPC_TRY_PATCH / KLPC_TRY_SCRIPT  try mode (make vm-try): the patch
 #                   module 'klpc load' loads, and the script run after it
@@ -39,7 +39,7 @@ QEMU_PIDFILE=
 default_timeout() {
 	case $1 in
 	demo | try) echo 600 ;;
-	test) echo 2400 ;;
+	test) echo 3600 ;;
 	bench) echo 3600 ;;
 	shell) echo 0 ;;
 	esac
