@@ -90,3 +90,18 @@ cli_times() {
 		END { printf "FIGURE klpc commands: %d, %.1f s in all, slowest %.1f s:%s\n", n, t, m, w }' \
 		"$KLPC_TMP/cli.times"
 }
+
+# fill_kernel_log: write enough lines to fill the kernel's ring buffer
+# (128 KiB in Debian's kernel), as on a machine that has run for long:
+# from then on every new line pushes an old one out.  At level 7, kept in
+# the log but not printed on the console.
+fill_kernel_log() {
+	_rl=$(cat /proc/sys/kernel/printk_devkmsg)
+	echo on >/proc/sys/kernel/printk_devkmsg
+	seq 3000 | awk '{
+		printf "<7>klpc-test: filling the kernel log, line %04d of 3000, %s\n",
+			$1, "so that every new line pushes an old one out" > "/dev/kmsg"
+		fflush("/dev/kmsg")
+	}'
+	echo "$_rl" >/proc/sys/kernel/printk_devkmsg
+}

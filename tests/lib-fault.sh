@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Helpers of the fault-injection sweep (t-b*-fault-*.sh), sourced after
+# Helpers of the fault-injection sweep (t-85-*-fault-*.sh), sourced after
 # lib.sh. A test describes one operation with three functions:
 #
 #   fault_op		do it once (an insmod, a sysfs write...): its exit
@@ -42,7 +42,7 @@
 # failure is the kernel's to report, and no klpc line is required.
 #
 # Each sweep appends "NAME MECHANISM POINTS SITES" to $FAULT_TALLY, which
-# t-b9-fault-summary.sh sums up.
+# t-85-9-fault-summary.sh sums up.
 
 FAULT_FAIL_P=/sys/module/klpc_test_fail/parameters
 FAULT_ALLOCS=kmalloc_trace,__kmalloc,kvmalloc_node

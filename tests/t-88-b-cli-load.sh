@@ -97,7 +97,9 @@ assert_eq "$orig" "$(cat /proc/cmdline)" "/proc/cmdline after disable"
 klog_has 'action=disable patch=klpc_sample result=ok$'
 cli 0 disable klpc_sample
 out_has 'already disabled'
-# the core refuses a patch above a disabled one: klpc shows its reason
+# the core refuses a patch above a disabled one: klpc shows its reason,
+# also once the kernel's ring buffer is full (it used to count lines)
+fill_kernel_log
 cli 3 load "$(ko klpc-sample-stack)"
 out_has "cannot load .*klpc-sample-stack.ko"
 out_has "kernel: klpc: patch 'klpc_sample_stack': cannot enable, patch 'klpc_sample' below it is disabled"

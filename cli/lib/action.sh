@@ -2,14 +2,21 @@
 # klpc(8): load, unload, enable, disable, force: the commands that change
 # what runs, each waiting for its transition and logging one line.
 
-# the kernel log's length, then what klpc and a module logged since
-kmsg_count() {
-	KMSG_N=$(dmesg 2>/dev/null | wc -l) || KMSG_N=0
+# kmsg_mark, then kmsg_since NAME: the kernel log lines about klpc or NAME
+# logged since the mark.  The mark is the log's last line (its timestamp
+# makes it unique), not a count of lines: once the ring buffer is full,
+# every new line pushes an old one out and the count stays the same.  A
+# mark that has been pushed out too shows the whole log.
+kmsg_mark() {
+	KMSG_LAST=$(dmesg 2>/dev/null | tail -n 1) || KMSG_LAST=
 }
 
-# kmsg_since NAME: the kernel log lines since kmsg_count about klpc or NAME.
 kmsg_since() {
-	dmesg 2>/dev/null | tail -n "+$((KMSG_N + 1))" |
+	dmesg 2>/dev/null | awk -v last="$KMSG_LAST" '
+		seen { print; next }
+		$0 == last { seen = 1; next }
+		{ all[n++] = $0 }
+		END { if (!seen) for (i = 0; i < n; i++) print all[i] }' |
 		grep -e 'klpc' -e "$1" | grep -v 'klpc\[[0-9]*\]: user=' |
 		sed -e 's/^\[[^]]*\] */    kernel: /' | tail -n 20 || true
 }
@@ -82,7 +89,7 @@ core_file() {
 ensure_core() {
 	core_loaded && return 0
 	_core=$(core_file)
-	kmsg_count
+	kmsg_mark
 	if [ -n "$_core" ]; then
 		[ -f "$_core" ] || die "klpc.ko is missing: $_core does not exist (KLPC_CORE)"
 		ko_check "$_core"
@@ -213,7 +220,7 @@ cmd_load() {
 	need_no_transition load "$_name"
 	ko_need_signed "$_file"
 	ensure_core
-	kmsg_count
+	kmsg_mark
 	_out=$(insmod "$_file" 2>&1) || load_failed "$_file" "$_name" "$_out"
 	# where it came from, for 'klpc info NAME'
 	if mkdir -p "$KLPC_RUNDIR" 2>/dev/null; then
@@ -232,7 +239,7 @@ cmd_load() {
 
 # set_enabled ACTION NAME VALUE: write 'enabled', explaining a refusal.
 set_enabled() {
-	kmsg_count
+	kmsg_mark
 	sysfs_write "$KLPC_SYSFS/$2/enabled" "$3" && return 0
 	err "cannot $1 '$2': $SYSFS_ERR"
 	kmsg_since "$2" >&2
@@ -281,7 +288,7 @@ cmd_unload() {
 		[ "$SETTLED" = ok ] || settle_exit unload "$_name"
 	fi
 	wait_done "$_name" "$OPT_WAIT" || die "'$_name' is still in transition"
-	kmsg_count
+	kmsg_mark
 	_out=$(rmmod "$_name" 2>&1) || {
 		err "cannot remove '$_name': ${_out##*: }"
 		kmsg_since "$_name" >&2
@@ -313,7 +320,7 @@ cmd_force() {
   at once: a task may then run a mix of old and new functions, and the modules of
   '$_name' and of every enabled patch can never be removed (until reboot)." >&2
 	[ $_yes = 1 ] || die "not forced: add --yes to confirm"
-	kmsg_count
+	kmsg_mark
 	sysfs_write "$KLPC_SYSFS/$_name/force" 1 || {
 		err "cannot force '$_name': $SYSFS_ERR"
 		kmsg_since "$_name" >&2
