@@ -93,3 +93,17 @@ take_lock() {
 		flock 9
 	fi
 }
+
+# stop_qemu: kill the QEMU whose pid is in $QEMU_PIDFILE, if it still runs
+# (vm/run.sh and vm/pkg-test.sh, on exit or timeout), and remove the file.
+stop_qemu() {
+	[ -n "${QEMU_PIDFILE:-}" ] && [ -s "$QEMU_PIDFILE" ] || return 0
+	_qpid=$(cat "$QEMU_PIDFILE")
+	if kill -0 "$_qpid" 2>/dev/null; then
+		msg "stopping QEMU (pid $_qpid)"
+		kill "$_qpid" 2>/dev/null || true
+		sleep 2
+		kill -9 "$_qpid" 2>/dev/null || true
+	fi
+	rm -f "$QEMU_PIDFILE"
+}

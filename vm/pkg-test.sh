@@ -26,19 +26,6 @@ PHASES="install boot disabled enforce partial"
 QEMU_PIDFILE=$DIR/qemu.pid
 mapfile -t KERNEL_BAD < <(sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$ROOT/vm/kernel-bad.txt")
 
-stop_qemu() {
-	local pid
-	[ -s "$QEMU_PIDFILE" ] || return 0
-	pid=$(cat "$QEMU_PIDFILE")
-	if kill -0 "$pid" 2>/dev/null; then
-		msg "stopping QEMU (pid $pid)"
-		kill "$pid" 2>/dev/null || true
-		sleep 2
-		kill -9 "$pid" 2>/dev/null || true
-	fi
-	rm -f "$QEMU_PIDFILE"
-}
-
 # accel: KVM only if asked for and usable (vm/run.sh probes it; the
 # packaging test does not need it: TCG).
 accel() {

@@ -54,19 +54,6 @@ default_smp() {
 	esac
 }
 
-stop_qemu() {
-	local pid
-	[ -n "$QEMU_PIDFILE" ] && [ -s "$QEMU_PIDFILE" ] || return 0
-	pid=$(cat "$QEMU_PIDFILE")
-	if kill -0 "$pid" 2>/dev/null; then
-		msg "stopping QEMU (pid $pid)"
-		kill "$pid" 2>/dev/null || true
-		sleep 2
-		kill -9 "$pid" 2>/dev/null || true
-	fi
-	rm -f "$QEMU_PIDFILE"
-}
-
 # kvm_works KERNEL: boot KERNEL under KVM to its no-root panic; a sane KVM
 # gets there within seconds (on some hosts KVM fails or stalls in the BIOS).
 kvm_works() {
