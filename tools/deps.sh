@@ -13,7 +13,8 @@ pkgs_for() {
 	check) echo make gcc libc6-dev linux-headers-amd64 libelf-dev \
 		linux-source-6.1 xz-utils perl sparse shellcheck ;;
 	vm) echo make gcc libc6-dev linux-headers-amd64 libelf-dev \
-		qemu-system-x86 debootstrap kmod cpio gzip util-linux gnuplot-nox ;;
+		qemu-system-x86 debootstrap kmod cpio gzip util-linux gnuplot-nox \
+		openssl ;;
 	# building the debug kernel (vm/debug-kernel.sh) from Debian's source
 	debug) echo make gcc libc6-dev linux-source-6.1 xz-utils flex bison bc \
 		libssl-dev libelf-dev kmod cpio ;;
