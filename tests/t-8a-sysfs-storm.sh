@@ -5,9 +5,9 @@
 # transition is left, each patch module's reference count is what its
 # state says (1 if enabled, 1 more if forced), the patched functions
 # behave as the enabled patches say, and everything not forced unloads.
-# Runs after t-90 (a forced patch stays registered, disabled): the bottom
-# patch is a replace patch, which may be loaded above it; when it takes
-# over, the top one is retired.
+# A forced module stays for good, and so does klpc.ko: this runs after
+# the tests that need klpc unloaded (t-88, t-89), and leaves no patch
+# listed for the ones after it (a replace patch retires the forced ones).
 # klpc-timeout: 300
 set -eu
 # shellcheck source=tests/lib.sh
@@ -107,11 +107,30 @@ for p in $TOP $BOTTOM; do
 	wait_settled
 done
 unload klpc-target
+forced=
 for p in $TOP $BOTTOM; do
 	check_refs "$p"
 	if [ "$(cat "$(patch_dir "$p")/forced")" = 1 ]; then
 		expect_fail rmmod "$p"
+		forced="$forced $p"
 	else
 		unload "$p"
 	fi
 done
+[ -n "$forced" ] || exit 0
+
+# a forced patch stays listed, disabled, and would refuse every later
+# patch but a replace one: retire it with one, then remove that one
+info "forced:$forced; retiring them with a replace patch"
+load klpc-test-cb-demo2 replace=1
+wait_settled
+disable_patch klpc_test_cb_demo2
+unload klpc-test-cb-demo2
+for p in $forced; do
+	is_loaded "$p" || die "the forced module $p went away"
+done
+# ... so that a patch that is not a replace one loads again
+load klpc-sample
+wait_settled
+disable_patch klpc_sample
+unload klpc-sample
