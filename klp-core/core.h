@@ -85,6 +85,11 @@ static inline void klpc_post_unpatch_callback(struct klpc_object *obj)
 	obj->callbacks.post_unpatch_enabled = false;
 }
 
+static inline const char *klpc_name(struct klpc_patch *patch)
+{
+	return patch->mod->name;
+}
+
 const char *klpc_first_func_name(struct klpc_patch *patch);
 
 /*
@@ -113,5 +118,11 @@ void klpc_find_object_module(struct klpc_object *obj);
 
 int klpc_set_enabled(struct klpc_patch *patch, bool enable);
 int klpc_force(struct klpc_patch *patch);
+int __klpc_disable_patch(struct klpc_patch *patch);
+void klpc_free_patch_start(struct klpc_patch *patch);
+void klpc_free_patch_finish(struct klpc_patch *patch);
+
+int klpc_module_notifiers_init(void);
+void klpc_module_notifiers_exit(void);
 
 #endif /* _KLPC_CORE_H */
