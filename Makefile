@@ -6,7 +6,8 @@
 #   make clean
 #   make check             checkpatch, W=1 and sparse builds, shellcheck
 #   make vm-demo           boot the guest, run vm/demo.sh
-#   make vm-test [FILTER='t-1*,t-20-*']  boot the guest, run tests/t-*.sh
+#   make vm-test [FILTER='t-1*,t-20-*'] [SHARDS=N]  boot the guest, run
+#                          tests/t-*.sh (SHARDS: over N guests side by side)
 #   make vm-bench          boot the guest, run bench/run.sh
 #   make vm-shell          boot the guest to a shell on the console
 #   make vm-try PATCH=x.ko [SCRIPT=s]  boot the guest, 'klpc load' the
@@ -127,4 +128,4 @@ ifeq ($(KERNEL),debug)
 	@vm/debug-kernel.sh >/dev/null
 endif
 	@$(MAKE) --no-print-directory modules
-	@KLPC_KDIR='$(KDIR)' KLPC_FILTER='$(FILTER)' $(VM_ENV) vm/run.sh $*
+	@KLPC_KDIR='$(KDIR)' KLPC_FILTER='$(FILTER)' KLPC_SHARDS='$(SHARDS)' $(VM_ENV) vm/run.sh $*

@@ -8,7 +8,9 @@
 # A glob matches the test name without .sh (t-10-foo). A test may set its
 # own timeout with a line '# klpc-timeout: SECONDS' (default 120, or
 # $KLPC_TEST_TIMEOUT), multiplied by $KLPC_TIMEOUT_SCALE (default 1; the
-# debug kernel's runs set it, see vm/run.sh).
+# debug kernel's runs set it, see vm/run.sh). '# klpc-group:' and
+# '# klpc-weight:' lines are for the host (make vm-test SHARDS=N,
+# vm/shard.sh): tests of one group share a guest.
 #
 # Before the tests it prints one line naming the running kernel and which
 # checkers it has live: "kernel: <release> lockdep=on|off kasan=on|off

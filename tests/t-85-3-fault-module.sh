@@ -5,6 +5,7 @@
 # ENOMEM and the patch stays enabled and waiting, or it succeeds patched;
 # the removal always succeeds.
 # klpc-timeout: 600
+# klpc-group: fault
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"

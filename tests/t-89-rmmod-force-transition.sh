@@ -6,6 +6,7 @@
 # Runs late: "rmmod -f" taints the kernel, which turns lockdep off (under
 # the debug kernel) for the tests after it.
 # klpc-taints: rmmod -f (TAINT_FORCED_RMMOD)
+# klpc-group: tail
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"

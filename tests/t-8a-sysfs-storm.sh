@@ -9,6 +9,7 @@
 # the tests that need klpc unloaded (t-88, t-89), and leaves no patch
 # listed for the ones after it (a replace patch retires the forced ones).
 # klpc-timeout: 300
+# klpc-group: tail
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"

@@ -5,6 +5,7 @@
 # disabled patch stays removable, and later enables and disables of a
 # forced patch keep its module's count right.  It leaves klpc loaded:
 # keep this test last.
+# klpc-group: tail
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"

@@ -4,6 +4,7 @@
 # and klpc unload then refuses the forced patch. The forced module stays
 # loaded for good, as after t-90: this runs after it, before t-99.
 # klpc-timeout: 300
+# klpc-group: tail
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"

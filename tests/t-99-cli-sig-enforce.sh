@@ -6,6 +6,7 @@
 # state; klpc sign's errors in a guest without sign-file.
 # Both switches cannot be turned off again: this test must run last.
 # klpc-timeout: 300
+# klpc-group: tail
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"

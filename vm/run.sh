@@ -10,6 +10,8 @@
 #      KLPC_TRY_PATCH / KLPC_TRY_SCRIPT  try mode (make vm-try): the patch
 #                   module 'klpc load' loads, and the script run after it
 #      KLPC_FILTER  test glob(s), comma-separated (klpc.filter=)
+#      KLPC_SHARDS  test mode: split the tests over this many guests booted
+#                   side by side (default 1; vm/shard.sh says how)
 #      KLPC_ACCEL   kvm|tcg|auto (default auto: KVM only if a probe boots)
 #      KLPC_MEM / KLPC_SMP  guest memory (2048) and QEMU's -smp (2; test
 #                   mode 2,maxcpus=3: a possible CPU that is not online)
@@ -26,6 +28,8 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tools/lib.sh
 . "$ROOT/tools/lib.sh"
+# shellcheck source=vm/shard.sh
+. "$ROOT/vm/shard.sh"
 
 # The kernel log lines that fail a run: the list the guest runner uses too.
 mapfile -t KERNEL_BAD < <(sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$ROOT/vm/kernel-bad.txt")
@@ -33,6 +37,10 @@ mapfile -t KERNEL_BAD < <(sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$ROOT/vm/kernel
 DEBUG=${KLPC_DEBUG:-0}
 case $DEBUG in 0 | 1) ;; *) die "KLPC_DEBUG=$DEBUG: use 0 or 1" ;; esac
 SCALE=${KLPC_TIMEOUT_SCALE:-$((DEBUG ? 8 : 1))}
+KLPC_SHARDS=${KLPC_SHARDS:-1}
+case $KLPC_SHARDS in '' | *[!0-9]* | 0) die "KLPC_SHARDS=$KLPC_SHARDS: use a positive integer" ;; esac
+# a shard's tests, written into its overlay as /klpc/filter (vm/shard.sh)
+SHARD_FILTER=
 case $SCALE in '' | *[!0-9]* | 0) die "KLPC_TIMEOUT_SCALE=$SCALE: use a positive integer" ;; esac
 QEMU_PIDFILE=
 
@@ -163,6 +171,7 @@ build_overlay() {
 	[ "${3:-}" != try ] || add_try "$stage" "$2"
 	[ ! -d "$ROOT/bench" ] || copy_tree "$ROOT/bench" "$stage/klpc/bench"
 	echo "$2" >"$stage/klpc/kver"
+	[ -z "$SHARD_FILTER" ] || echo "$SHARD_FILTER" >"$stage/klpc/filter"
 	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
 		cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$dir/overlay.cpio.gz"
 	msg "overlay: $n module(s), tests, vm scripts for $2"
@@ -189,10 +198,12 @@ cmdline() {
 	echo "$s"
 }
 
-# boot MODE KERNEL INITRD LOG: run QEMU, console to the terminal and LOG.
-# Prints QEMU's exit status (124 for the timeout).
+# boot MODE KERNEL INITRD LOG [quiet]: run QEMU, console to the terminal
+# and LOG (quiet: to LOG only). Prints QEMU's exit status (124 for the
+# timeout).
 boot() {
-	local mode=$1 t accel rc tflags=() input=/dev/null
+	local mode=$1 t accel rc tflags=() input=/dev/null show=/dev/stderr
+	[ "${5:-}" != quiet ] || show=/dev/null
 	t=${KLPC_TIMEOUT:-$(($(default_timeout "$mode") * SCALE))}
 	accel=$(accel_args "$2")
 	if [ "$mode" = shell ]; then
@@ -205,7 +216,7 @@ boot() {
 	timeout "${tflags[@]}" -k 10 "$t" qemu-system-x86_64 $accel \
 		-m "${KLPC_MEM:-2048}" -smp "${KLPC_SMP:-$(default_smp "$mode")}" -nographic -no-reboot \
 		-nic none -pidfile "$QEMU_PIDFILE" -kernel "$2" -initrd "$3" \
-		-append "$(cmdline "$mode")" <"$input" 2>&1 | tee "$4" >&2
+		-append "$(cmdline "$mode")" <"$input" 2>&1 | tee "$4" >"$show"
 	rc=${PIPESTATUS[0]}
 	msg "QEMU ran for $SECONDS s (status $rc)"
 	echo "$rc"
@@ -332,6 +343,11 @@ main() {
 	if [ "$DEBUG" -eq 1 ]; then
 		dir=$dir-debug
 		log=$ROOT/build/vm-$mode-debug.log
+	fi
+	if [ "$KLPC_SHARDS" -gt 1 ]; then
+		[ "$mode" = test ] || die "KLPC_SHARDS: test mode only"
+		run_shards "$kver" "$kernel" "$base" "$dir-shards"
+		return
 	fi
 	mkdir -p "$dir"
 	build_overlay "$dir" "$kver" "$mode"

@@ -1,0 +1,140 @@
+# shellcheck shell=bash
+# Sourced by vm/run.sh: the test run split over KLPC_SHARDS guests booted
+# side by side (make vm-test SHARDS=N), for hosts with a core per guest.
+# Under TCG a guest is one host thread, so N cores run N guests in about
+# 1/N of the time; the debug kernel's suite takes hours in one guest.
+#
+# Tests are placed whole, by weight, heaviest first, each on the shard
+# with the least weight so far. A test's weight is its '# klpc-weight:'
+# (the seconds it took under the debug kernel, where that is far from its
+# timeout), else its '# klpc-timeout:' (default 120). Tests
+# that must share a guest and keep their order say so with a line
+# '# klpc-group: NAME': the fault sweep's (its summary sums up the others'
+# tallies) and the tail that leaves state for good (rmmod -f, force,
+# sig_enforce). Each guest runs its tests in the usual sorted order, so a
+# shard's tests run as they would in one guest without the others.
+
+SHARD_PIDFILES=()
+
+# shard_selected NAME: whether NAME matches KLPC_FILTER, as the runner
+# matches it (comma-separated globs; none: all).
+shard_selected() {
+	local glob globs
+	[ -n "${KLPC_FILTER:-}" ] || return 0
+	IFS=, read -r -a globs <<<"$KLPC_FILTER"
+	for glob in "${globs[@]}"; do
+		# shellcheck disable=SC2053 # the glob is a pattern on purpose
+		[[ $1 == $glob ]] && return 0
+	done
+	return 1
+}
+
+# shard_header FILE KEY DEFAULT: the value of a '# KEY: VALUE' line.
+shard_header() {
+	local v
+	v=$(sed -n "s/^# *$2: *\([^ ]*\).*/\1/p" "$1" | head -n 1)
+	echo "${v:-$3}"
+}
+
+# shard_plan N DIR: write DIR/shard-I.list (test names, one per line, for
+# I = 1..N) from the tests KLPC_FILTER selects. Prints the weights.
+shard_plan() {
+	local n=$1 dir=$2 t name group i best w
+	local -A gweight=() gtests=()
+	local -a load=()
+	for t in "$ROOT"/tests/t-*.sh; do
+		name=$(basename "$t" .sh)
+		shard_selected "$name" || continue
+		group=$(shard_header "$t" klpc-group "$name")
+		w=$(shard_header "$t" klpc-weight "$(shard_header "$t" klpc-timeout 120)")
+		gweight[$group]=$((${gweight[$group]:-0} + w))
+		gtests[$group]="${gtests[$group]:-} $name"
+	done
+	[ ${#gweight[@]} -gt 0 ] || die "no test matches '${KLPC_FILTER:-*}'"
+	for ((i = 1; i <= n; i++)); do
+		load[i]=0
+		: >"$dir/shard-$i.list"
+	done
+	while read -r _ group; do
+		best=1
+		for ((i = 2; i <= n; i++)); do
+			[ "${load[i]}" -lt "${load[best]}" ] && best=$i
+		done
+		load[best]=$((load[best] + gweight[$group]))
+		# shellcheck disable=SC2086 # a list of names
+		printf '%s\n' ${gtests[$group]} >>"$dir/shard-$best.list"
+	done < <(for group in "${!gweight[@]}"; do
+		echo "${gweight[$group]} $group"
+	done | sort -k1,1nr -k2,2)
+	for ((i = 1; i <= n; i++)); do
+		sort -o "$dir/shard-$i.list" "$dir/shard-$i.list"
+		msg "shard $i: $(wc -l <"$dir/shard-$i.list") test(s), weight ${load[i]}"
+	done
+}
+
+stop_shards() {
+	local f
+	for f in "${SHARD_PIDFILES[@]}"; do
+		QEMU_PIDFILE=$f stop_qemu
+	done
+}
+
+# shard_boot I KVER KERNEL BASE DIR: build shard I's initrd (its test list
+# as /klpc/filter) and boot it in the background, console to DIR/log.raw;
+# QEMU's status goes to DIR/qrc.
+shard_boot() {
+	local i=$1 dir=$5
+	mkdir -p "$dir"
+	SHARD_FILTER=$(paste -s -d, "$dir/../shard-$i.list")
+	build_overlay "$dir" "$2" test
+	# shellcheck disable=SC2034 # read by build_overlay (vm/run.sh)
+	SHARD_FILTER=
+	cat "$4" "$dir/overlay.cpio.gz" >"$dir/initrd.img"
+	SHARD_PIDFILES+=("$dir/qemu.pid")
+	(
+		# shellcheck disable=SC2034 # boot's pidfile (vm/run.sh)
+		QEMU_PIDFILE=$dir/qemu.pid
+		boot test "$3" "$dir/initrd.img" "$dir/log.raw" quiet >"$dir/qrc"
+	) &
+}
+
+# shard_report I DIR: shard I's tests as the guest printed them; prints
+# its "N passed, N failed" with the host's failures counted.
+shard_report() {
+	local log=$2/log bad
+	tr -d '\r' <"$2/log.raw" >"$log"
+	rm -f "$2/log.raw"
+	{
+		echo "=== shard $1 ($(wc -l <"$2/../shard-$1.list") tests), console log $log"
+		sed -n '/^klpc tests:/,/^KLPC-VM: END/p' "$log"
+	} >&2
+	bad=$(scan_log "$log" "$(cat "$2/qrc" 2>/dev/null || echo 1)" test)
+	test_summary "$log" "$bad"
+}
+
+# run_shards KVER KERNEL BASE DIR: the test run over KLPC_SHARDS guests;
+# prints the sum of their summaries, exactly "N passed, N failed".
+run_shards() {
+	local n=$KLPC_SHARDS dir=$4 i s passed=0 failed=0 skipped=0 line
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	shard_plan "$n" "$dir"
+	trap stop_shards EXIT
+	trap 'exit 130' INT TERM HUP
+	for ((i = 1; i <= n; i++)); do
+		shard_boot "$i" "$1" "$2" "$3" "$dir/s$i"
+	done
+	wait
+	stop_shards
+	for ((i = 1; i <= n; i++)); do
+		s=$(shard_report "$i" "$dir/s$i")
+		msg "shard $i: $s"
+		passed=$((passed + $(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$s")))
+		failed=$((failed + $(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$s")))
+		case $s in *skipped) skipped=$((skipped + $(sed -E 's/.*, ([0-9]+) skipped/\1/' <<<"$s"))) ;; esac
+	done
+	line="$passed passed, $failed failed"
+	[ "$skipped" -eq 0 ] || line="$line, $skipped skipped"
+	echo "$line"
+	[ "$failed" -eq 0 ]
+}
