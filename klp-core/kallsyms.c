@@ -48,6 +48,7 @@ static const struct {
 	KLPC_KSYM(task_call_func, task_call_func),
 	KLPC_KSYM(task_curr, task_curr),
 	KLPC_KSYM(stack_trace_save_tsk_reliable, stack_trace_save_tsk_reliable),
+	KLPC_KSYM(put_task_stack, put_task_stack),
 	KLPC_KSYM(idle_task, idle_task),
 	KLPC_KSYM(signal_wake_up_state, signal_wake_up_state),
 	KLPC_KSYM(wake_up_state, wake_up_state),

@@ -33,6 +33,7 @@ struct klpc_kernel_syms {
 	int (*stack_trace_save_tsk_reliable)(struct task_struct *tsk,
 					     unsigned long *store,
 					     unsigned int size);
+	void (*put_task_stack)(struct task_struct *tsk);
 	struct task_struct *(*idle_task)(int cpu);
 	void (*signal_wake_up_state)(struct task_struct *t, unsigned int state);
 	int (*wake_up_state)(struct task_struct *p, unsigned int state);

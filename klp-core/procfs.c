@@ -93,9 +93,9 @@ static int klpc_stats_proc_show(struct seq_file *m, void *v)
 	klpc_tasks_stats(&st);
 	seq_printf(m, "entries %u\npending %u\nbuckets %u\nentry_bytes %zu\n",
 		   st.entries, st.pending, st.buckets, st.entry_bytes);
-	seq_printf(m, "moved_by_stack %u\nmoved_by_resume %u\nmoved_by_exit %u\n",
-		   st.moves[KLPC_MOVER_STACK], st.moves[KLPC_MOVER_RESUME],
-		   st.moves[KLPC_MOVER_EXIT]);
+	seq_printf(m, "moved_by_scan %u\nmoved_by_stack %u\nmoved_by_resume %u\nmoved_by_exit %u\n",
+		   st.moves[KLPC_MOVER_SCAN], st.moves[KLPC_MOVER_STACK],
+		   st.moves[KLPC_MOVER_RESUME], st.moves[KLPC_MOVER_EXIT]);
 	seq_printf(m, "resume_works %u\n", klpc_resume_count());
 	return 0;
 }

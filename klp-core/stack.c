@@ -9,13 +9,19 @@
  * hooks.c check their task's own stack without the mutex.  Each set of
  * ranges records the target it was built for: a task checked against one
  * target does not move after a reversal to the other.
+ *
+ * A task that is not running is first checked by a scan of the words on
+ * its stack (klpc_stack_words_clean()), which is sound on its own and
+ * several times cheaper than the unwind that decides when it finds one.
  */
 
 #define pr_fmt(fmt) "klpc: " fmt
 
+#include <linux/llist.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 
@@ -37,11 +43,12 @@ struct klpc_range {
 	const char *name;
 };
 
-/* all of them, sorted, for moving tasks to @target */
+/* all of them, sorted, for moving tasks to @target; [@lo, @hi) spans them */
 struct klpc_ranges {
 	struct rcu_head rcu;
 	int target;
 	unsigned int nr;
+	unsigned long lo, hi;
 	struct klpc_range r[];
 };
 
@@ -125,6 +132,10 @@ int klpc_stack_build(struct klpc_patch *patch, int target)
 			klpc_for_each_func(obj, func)
 				klpc_func_range(func, target, &rs->r[rs->nr++]);
 	sort(rs->r, rs->nr, sizeof(rs->r[0]), klpc_cmp_range, NULL);
+	rs->lo = rs->nr ? rs->r[0].start : 0;
+	rs->hi = 0;
+	for (nr = 0; nr < rs->nr; nr++)
+		rs->hi = max(rs->hi, rs->r[nr].end);
 	klpc_set_ranges(rs);
 	return 0;
 }
@@ -198,6 +209,69 @@ static bool klpc_stack_blocks(struct task_struct *task,
 	return false;
 }
 
+/*
+ * Whether the unwinder would find return addresses that are not on the
+ * stack: the function graph tracer and rethook (kretprobes, fprobe exits)
+ * replace a return address with their trampoline's and keep the real one
+ * in the task, where only the unwinder looks.
+ */
+static bool klpc_stack_hides_returns(struct task_struct *task)
+{
+#ifdef CONFIG_FUNCTION_GRAPH_TRACER
+	if (READ_ONCE(task->curr_ret_stack) >= 0)
+		return true;
+#endif
+#ifdef CONFIG_KRETPROBES
+	if (!llist_empty(&task->kretprobe_instances))
+		return true;
+#endif
+#ifdef CONFIG_RETHOOK
+	if (!llist_empty(&task->rethooks))
+		return true;
+#endif
+	return false;
+}
+
+/*
+ * Whether no word of a task's stack falls in a range.  A task that cannot
+ * run keeps every return address of its frames, and the ip of any
+ * interrupt or exception it was stopped in, on its stack, between its
+ * saved stack pointer and the stack's end.  If none of those words is in
+ * a function a task must leave, no frame can be in one, whatever the
+ * unwinder would make of the stack, so the task may move without an
+ * unwind, which costs several times more.  A word that is in one may be a
+ * stale value or a return address: only the unwind can tell, and decides.
+ * Words are read unchecked: KASAN poisons parts of a live stack.
+ */
+static bool klpc_stack_words_clean(struct task_struct *task,
+				   const struct klpc_ranges *rs)
+{
+	unsigned long *sp, *end, *base, w;
+	bool clean = true;
+
+	if (klpc_stack_hides_returns(task))
+		return false;
+	base = try_get_task_stack(task);
+	if (!base)
+		return false;
+	end = base + THREAD_SIZE / sizeof(*base);
+	sp = (unsigned long *)READ_ONCE(task->thread.sp);
+	if (sp < base || sp >= end) {
+		clean = false;
+		goto out;
+	}
+	for (; sp < end; sp++) {
+		w = READ_ONCE_NOCHECK(*sp);
+		if (w >= rs->lo && w < rs->hi && klpc_find_range(rs, w)) {
+			clean = false;
+			break;
+		}
+	}
+out:
+	klpc_ksyms.put_task_stack(task);
+	return clean;
+}
+
 struct klpc_check {
 	const struct klpc_ranges *rs;
 	const char *why;
@@ -214,6 +288,10 @@ static int klpc_check_and_switch(struct task_struct *task, void *arg)
 	if (task != current && klpc_ksyms.task_curr(task)) {
 		c->why = "running";
 		return -EBUSY;
+	}
+	if (klpc_stack_words_clean(task, c->rs)) {
+		klpc_task_switch_to(task, c->rs->target, KLPC_MOVER_SCAN);
+		return 0;
 	}
 	if (klpc_stack_blocks(task, c->rs, &c->why))
 		return -EBUSY;

@@ -11,7 +11,8 @@ struct task_struct;
 
 /* what moved a task, counted per transition in /proc/klpc/stats */
 enum klpc_mover {
-	KLPC_MOVER_STACK,	/* a stack check of a task that was not running */
+	KLPC_MOVER_SCAN,	/* a scan of the stack words of a task not running */
+	KLPC_MOVER_STACK,	/* an unwind of the stack of a task not running */
 	KLPC_MOVER_RESUME,	/* its resume work, in its own context */
 	KLPC_MOVER_EXIT,	/* do_exit() */
 	KLPC_MOVER_NR,
