@@ -52,4 +52,22 @@ int klpc_kallsyms_init(void);
 int klpc_find_symbol(const char *objname, const char *name,
 		     unsigned long sympos, unsigned long *addr);
 
+/**
+ * struct klpc_sym_query - one symbol for klpc_find_module_symbols()
+ * @name:	its name
+ * @sympos:	1-based position among equally named symbols, 0 if unique
+ * @count:	how many symbols of that name the module has
+ * @addr:	the address of the one at @sympos (the first if 0)
+ */
+struct klpc_sym_query {
+	const char *name;
+	unsigned long sympos;
+	unsigned long count;
+	unsigned long addr;
+};
+
+int klpc_find_module_symbols(struct module *mod, struct klpc_sym_query *q,
+			     unsigned int nr);
+int klpc_query_result(const struct klpc_sym_query *q, unsigned long *addr);
+
 #endif /* _KLPC_KALLSYMS_H */

@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) "klpc: " fmt
 
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/ftrace.h>
 
@@ -30,14 +31,72 @@ static const char *klpc_resolve_error(int ret, unsigned long sympos,
 		      "not found at that sympos";
 }
 
+/* a symbol's address: from the object's queries if it has them */
+static int klpc_lookup(struct klpc_object *obj, const struct klpc_sym_query *q,
+		       const char *name, unsigned long sympos,
+		       unsigned long *addr)
+{
+	if (q)
+		return klpc_query_result(q, addr);
+	return klpc_find_symbol(obj->name, name, sympos, addr);
+}
+
+static unsigned int klpc_nr_symbols(struct klpc_object *obj)
+{
+	struct klpc_func *func;
+	struct klpc_sym *sym;
+	unsigned int nr = 0;
+
+	klpc_for_each_func(obj, func)
+		nr++;
+	for (sym = obj->syms; sym && sym->name; sym++)
+		nr++;
+	return nr;
+}
+
+/*
+ * The funcs of a module object, then its klpc_syms, resolved in one walk
+ * of the modules' symbols (klpc_find_module_symbols()), not one walk
+ * each; NULL for vmlinux (each lookup there is a binary search already),
+ * or if the queries cannot be allocated: then they are looked up one by
+ * one, with the same results.
+ */
+static struct klpc_sym_query *klpc_query_object(struct klpc_object *obj)
+{
+	unsigned int nr = klpc_nr_symbols(obj);
+	struct klpc_sym_query *q;
+	struct klpc_func *func;
+	struct klpc_sym *sym;
+
+	if (!klpc_is_module(obj) || !nr)
+		return NULL;
+	q = kvcalloc(nr, sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return NULL;
+	nr = 0;
+	klpc_for_each_func(obj, func) {
+		q[nr].name = func->old_name;
+		q[nr++].sympos = func->old_sympos;
+	}
+	for (sym = obj->syms; sym && sym->name; sym++) {
+		q[nr].name = sym->name;
+		q[nr++].sympos = sym->sympos;
+	}
+	if (klpc_find_module_symbols(obj->mod, q, nr)) {
+		kvfree(q);
+		return NULL;
+	}
+	return q;
+}
+
 static int klpc_resolve_func(struct klpc_patch *patch, struct klpc_object *obj,
-			     struct klpc_func *func)
+			     struct klpc_func *func,
+			     const struct klpc_sym_query *q)
 {
 	unsigned long addr, offset;
 	int ret;
 
-	ret = klpc_find_symbol(obj->name, func->old_name, func->old_sympos,
-			       &addr);
+	ret = klpc_lookup(obj, q, func->old_name, func->old_sympos, &addr);
 	if (ret) {
 		pr_err("patch '%s': object '%s': function '%s' %s (%d)\n",
 		       patch->mod->name, klpc_obj_name(obj), func->old_name,
@@ -70,15 +129,15 @@ static int klpc_resolve_func(struct klpc_patch *patch, struct klpc_object *obj,
  * The new code may use the pointers as soon as its functions are patched,
  * which happens only after this returns 0.
  */
-static int klpc_resolve_syms(struct klpc_patch *patch, struct klpc_object *obj)
+static int klpc_resolve_syms(struct klpc_patch *patch, struct klpc_object *obj,
+			     const struct klpc_sym_query *q)
 {
 	struct klpc_sym *sym;
 	unsigned long addr;
 	int ret;
 
-	for (sym = obj->syms; sym && sym->name; sym++) {
-		ret = klpc_find_symbol(obj->name, sym->name, sym->sympos,
-				       &addr);
+	for (sym = obj->syms; sym && sym->name; sym++, q = q ? q + 1 : NULL) {
+		ret = klpc_lookup(obj, q, sym->name, sym->sympos, &addr);
 		if (ret) {
 			pr_err("patch '%s': object '%s': symbol '%s' %s (%d)\n",
 			       patch->mod->name, klpc_obj_name(obj), sym->name,
@@ -99,13 +158,16 @@ static int klpc_resolve_syms(struct klpc_patch *patch, struct klpc_object *obj)
  */
 int klpc_init_object_loaded(struct klpc_patch *patch, struct klpc_object *obj)
 {
+	struct klpc_sym_query *queries = klpc_query_object(obj), *q = queries;
 	struct klpc_func *func, *other;
 	int ret;
 
 	klpc_for_each_func(obj, func) {
-		ret = klpc_resolve_func(patch, obj, func);
+		ret = klpc_resolve_func(patch, obj, func, q);
 		if (ret)
-			return ret;
+			goto out;
+		if (q)
+			q++;
 		klpc_for_each_func(obj, other) {
 			if (other == func)
 				break;
@@ -114,10 +176,14 @@ int klpc_init_object_loaded(struct klpc_patch *patch, struct klpc_object *obj)
 			pr_err("patch '%s': object '%s': function '%s' is patched twice (-EINVAL)\n",
 			       patch->mod->name, klpc_obj_name(obj),
 			       func->old_name);
-			return -EINVAL;
+			ret = -EINVAL;
+			goto out;
 		}
 	}
-	return klpc_resolve_syms(patch, obj);
+	ret = klpc_resolve_syms(patch, obj, q);
+out:
+	kvfree(queries);
+	return ret;
 }
 
 /**
@@ -146,7 +212,7 @@ void klpc_free_object_loaded(struct klpc_object *obj)
  * just before the COMING notifiers run; an address added to klpc's filter
  * before that makes ftrace warn (an IPMODIFY user found in
  * referenced_filters()) and miscount the record, which warns again when
- * the module goes (the sysfs storm of t-91 hit it).  The built-in
+ * the module goes (the sysfs storm, t-8a, hit it).  The built-in
  * livepatch sets klp_alive right after ftrace_module_enable(), for every
  * module: a COMING module without it is left to klpc's coming notifier.
  */
