@@ -289,7 +289,8 @@ static int klpc_check_and_switch(struct task_struct *task, void *arg)
 		c->why = "running";
 		return -EBUSY;
 	}
-	if (klpc_stack_words_clean(task, c->rs)) {
+	/* current's saved stack pointer is stale: only the unwind knows */
+	if (task != current && klpc_stack_words_clean(task, c->rs)) {
 		klpc_task_switch_to(task, c->rs->target, KLPC_MOVER_SCAN);
 		return 0;
 	}
