@@ -12,7 +12,9 @@
 #define pr_fmt(fmt) "klpc: " fmt
 
 #include <linux/kernel.h>
+#include <linux/hash.h>
 #include <linux/kprobes.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -167,35 +169,20 @@ int klpc_find_symbol(const char *objname, const char *name,
 	return 0;
 }
 
-static int klpc_cmp_query(const void *a, const void *b)
-{
-	const struct klpc_sym_query *x = *(const struct klpc_sym_query **)a;
-	const struct klpc_sym_query *y = *(const struct klpc_sym_query **)b;
-
-	return strcmp(x->name, y->name);
-}
-
 struct klpc_batch_arg {
 	struct module *mod;
-	struct klpc_sym_query **q;
-	unsigned int nr;
+	struct klpc_sym_query **buckets;
+	unsigned int bits;
 	unsigned int seen;
 };
 
-/* the first query for @name in the sorted @a->q, or @a->nr if none */
-static unsigned int klpc_batch_first(struct klpc_batch_arg *a,
-				     const char *name)
+static u32 klpc_name_hash(const char *name, unsigned int bits)
 {
-	unsigned int lo = 0, hi = a->nr, mid;
+	u32 h = 0;
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (strcmp(a->q[mid]->name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	while (*name)
+		h = h * 31 + *name++;
+	return hash_32(h, bits);
 }
 
 static int klpc_batch_match(void *data, const char *name, struct module *mod,
@@ -203,7 +190,6 @@ static int klpc_batch_match(void *data, const char *name, struct module *mod,
 {
 	struct klpc_batch_arg *a = data;
 	struct klpc_sym_query *q;
-	unsigned int i;
 
 	/*
 	 * The walk holds module_mutex and may sleep, but has no resched
@@ -213,10 +199,9 @@ static int klpc_batch_match(void *data, const char *name, struct module *mod,
 		cond_resched();
 	if (mod != a->mod)
 		return 0;
-	for (i = klpc_batch_first(a, name); i < a->nr; i++) {
-		q = a->q[i];
+	for (q = a->buckets[klpc_name_hash(name, a->bits)]; q; q = q->next) {
 		if (strcmp(q->name, name))
-			break;
+			continue;
 		if (++q->count == (q->sympos ? q->sympos : 1))
 			q->addr = addr;
 	}
@@ -231,26 +216,30 @@ static int klpc_batch_match(void *data, const char *name, struct module *mod,
  *
  * klpc_find_symbol() walks the symbols of every module for each symbol: a
  * patch of 1,000 functions of a module spent a quarter of a second there.
- * This walks them once, looking each name of @mod up among the queries.
- * Each query then gives klpc_query_result() what klpc_find_symbol() would
- * have returned.
+ * This walks them once, looking each name of @mod up in a hash table of
+ * the queries.  Each query then gives klpc_query_result() what
+ * klpc_find_symbol() would have returned.
  *
  * Return: 0, or -ENOMEM, with nothing resolved.
  */
 int klpc_find_module_symbols(struct module *mod, struct klpc_sym_query *q,
 			     unsigned int nr)
 {
-	struct klpc_batch_arg a = { .mod = mod, .nr = nr };
+	struct klpc_batch_arg a = { .mod = mod };
 	unsigned int i;
+	u32 h;
 
-	a.q = kvmalloc_array(nr, sizeof(*a.q), GFP_KERNEL);
-	if (!a.q)
+	a.bits = max(ilog2(roundup_pow_of_two(nr)), 1);
+	a.buckets = kvcalloc(1U << a.bits, sizeof(*a.buckets), GFP_KERNEL);
+	if (!a.buckets)
 		return -ENOMEM;
-	for (i = 0; i < nr; i++)
-		a.q[i] = &q[i];
-	sort(a.q, nr, sizeof(*a.q), klpc_cmp_query, NULL);
+	for (i = 0; i < nr; i++) {
+		h = klpc_name_hash(q[i].name, a.bits);
+		q[i].next = a.buckets[h];
+		a.buckets[h] = &q[i];
+	}
 	klpc_ksyms.module_on_each_symbol(klpc_batch_match, &a);
-	kvfree(a.q);
+	kvfree(a.buckets);
 	return 0;
 }
 

@@ -58,12 +58,14 @@ int klpc_find_symbol(const char *objname, const char *name,
  * @sympos:	1-based position among equally named symbols, 0 if unique
  * @count:	how many symbols of that name the module has
  * @addr:	the address of the one at @sympos (the first if 0)
+ * @next:	the next query in its hash bucket, while resolving
  */
 struct klpc_sym_query {
 	const char *name;
 	unsigned long sympos;
 	unsigned long count;
 	unsigned long addr;
+	struct klpc_sym_query *next;
 };
 
 int klpc_find_module_symbols(struct module *mod, struct klpc_sym_query *q,
