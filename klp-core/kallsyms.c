@@ -130,6 +130,21 @@ static int klpc_cmp_addr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Whether @sympos picks one of @count equally named symbols: 0, or the
+ * error klpc_find_symbol() returns for it.
+ */
+static int klpc_sympos_check(unsigned long count, unsigned long sympos)
+{
+	if (!count || sympos > count)
+		return -ENOENT;
+	if (!sympos && count > 1)
+		return -EINVAL;
+	if (sympos > KLPC_MAX_MATCHES)
+		return -ERANGE;
+	return 0;
+}
+
 /**
  * klpc_find_symbol() - resolve a symbol of vmlinux or of a loaded module
  * @objname:	module name, or NULL for vmlinux
@@ -148,6 +163,7 @@ int klpc_find_symbol(const char *objname, const char *name,
 		     unsigned long sympos, unsigned long *addr)
 {
 	struct klpc_find_arg args = { .objname = objname, .name = name };
+	int ret;
 
 	if (objname) {
 		klpc_ksyms.module_on_each_symbol(klpc_module_match, &args);
@@ -159,14 +175,10 @@ int klpc_find_symbol(const char *objname, const char *name,
 		     sizeof(args.addrs[0]), klpc_cmp_addr, NULL);
 	}
 
-	if (!args.count || sympos > args.count)
-		return -ENOENT;
-	if (!sympos && args.count > 1)
-		return -EINVAL;
-	if (sympos > KLPC_MAX_MATCHES)
-		return -ERANGE;
-	*addr = args.addrs[sympos ? sympos - 1 : 0];
-	return 0;
+	ret = klpc_sympos_check(args.count, sympos);
+	if (!ret)
+		*addr = args.addrs[sympos ? sympos - 1 : 0];
+	return ret;
 }
 
 struct klpc_batch_arg {
@@ -252,12 +264,9 @@ int klpc_find_module_symbols(struct module *mod, struct klpc_sym_query *q,
  */
 int klpc_query_result(const struct klpc_sym_query *q, unsigned long *addr)
 {
-	if (!q->count || q->sympos > q->count)
-		return -ENOENT;
-	if (!q->sympos && q->count > 1)
-		return -EINVAL;
-	if (q->sympos > KLPC_MAX_MATCHES)
-		return -ERANGE;
-	*addr = q->addr;
-	return 0;
+	int ret = klpc_sympos_check(q->count, q->sympos);
+
+	if (!ret)
+		*addr = q->addr;
+	return ret;
 }

@@ -63,6 +63,27 @@ FAULT_EXTRA=${KLPC_FAULT_EXTRA:-64}
 FAULT_MAX_N=${KLPC_FAULT_MAX_N:-3000}
 FAULT_WAIT=$((30 * ${KLPC_TIMEOUT_SCALE:-1}))
 
+# fault_proc_a_load: klpc and klpc-test-proc-a (cmdline=fault-a) loaded;
+# FAULT_CMDLINE is /proc/cmdline unpatched, FAULT_PATCH the patch's sysfs
+# directory (the operations of t-85-2 and t-85-4 write to it).
+fault_proc_a_load() {
+	klpc_core_load
+	FAULT_CMDLINE=$(cat /proc/cmdline)
+	load klpc-test-proc-a cmdline=fault-a
+	FAULT_PATCH=$(patch_dir klpc_test_proc_a)
+}
+
+# fault_proc_a_is STATE: klpc-test-proc-a's 'enabled' reads STATE, and
+# /proc/cmdline agrees.
+fault_proc_a_is() {
+	assert_file_eq "$FAULT_PATCH/enabled" "$1"
+	if [ "$1" = 1 ]; then
+		assert_eq fault-a "$(cat /proc/cmdline)" "/proc/cmdline patched"
+	else
+		assert_eq "$FAULT_CMDLINE" "$(cat /proc/cmdline)" "/proc/cmdline unpatched"
+	fi
+}
+
 # fault_klpc_range: "from=ADDR len=SIZE", klpc's code as /proc/modules shows.
 fault_klpc_range() {
 	awk '$1 == "klpc" { printf "from=%s len=%s\n", $6, $2 }' /proc/modules

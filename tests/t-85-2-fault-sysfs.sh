@@ -11,34 +11,21 @@ set -eu
 # shellcheck source=tests/lib-fault.sh
 . "${0%/*}/lib-fault.sh"
 
-klpc_core_load
-CMDLINE=$(cat /proc/cmdline)
-load klpc-test-proc-a cmdline=fault-a
+fault_proc_a_load
 wait_transition klpc_test_proc_a
-D=$(patch_dir klpc_test_proc_a)
-
-# patched STATE: 'enabled' reads STATE, and /proc/cmdline agrees
-patched() {
-	assert_file_eq "$D/enabled" "$1"
-	if [ "$1" = 1 ]; then
-		assert_eq fault-a "$(cat /proc/cmdline)" "/proc/cmdline patched"
-	else
-		assert_eq "$CMDLINE" "$(cat /proc/cmdline)" "/proc/cmdline unpatched"
-	fi
-}
 
 # --- disable ---
 fault_op() {
-	write_sysfs 0 "$D/enabled"
+	write_sysfs 0 "$FAULT_PATCH/enabled"
 }
 
 fault_check_done() {
-	patched 0
+	fault_proc_a_is 0
 	enable_patch klpc_test_proc_a
 }
 
 fault_check_before() {
-	patched 1
+	fault_proc_a_is 1
 }
 
 fault_sweep "disable" klpc_set_enabled
@@ -47,16 +34,16 @@ fault_sweep "disable" klpc_set_enabled
 disable_patch klpc_test_proc_a
 
 fault_op() {
-	write_sysfs 1 "$D/enabled"
+	write_sysfs 1 "$FAULT_PATCH/enabled"
 }
 
 fault_check_done() {
-	patched 1
+	fault_proc_a_is 1
 	disable_patch klpc_test_proc_a
 }
 
 fault_check_before() {
-	patched 0
+	fault_proc_a_is 0
 }
 
 fault_sweep "re-enable" klpc_set_enabled

@@ -12,11 +12,8 @@ set -eu
 # shellcheck source=tests/lib-fault.sh
 . "${0%/*}/lib-fault.sh"
 
-klpc_core_load
-CMDLINE=$(cat /proc/cmdline)
-load klpc-test-proc-a cmdline=fault-a
+fault_proc_a_load
 disable_patch klpc_test_proc_a
-D=$(patch_dir klpc_test_proc_a)
 
 "$KLPC_TASKS" threads 1000 3600 &
 THREADS=$!
@@ -27,19 +24,17 @@ nr_threads() {
 wait_until 60 nr_threads || die "klpc-tasks did not start its 1,000 threads"
 
 fault_op() {
-	write_sysfs 1 "$D/enabled"
+	write_sysfs 1 "$FAULT_PATCH/enabled"
 }
 
 fault_check_done() {
-	assert_file_eq "$D/enabled" 1
-	assert_eq fault-a "$(cat /proc/cmdline)" "/proc/cmdline patched"
+	fault_proc_a_is 1
 	disable_patch klpc_test_proc_a
 	fault_check_before
 }
 
 fault_check_before() {
-	assert_file_eq "$D/enabled" 0
-	assert_eq "$CMDLINE" "$(cat /proc/cmdline)" "/proc/cmdline unpatched"
+	fault_proc_a_is 0
 }
 
 fault_sweep "start-1000-tasks" klpc_set_enabled

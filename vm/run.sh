@@ -276,23 +276,33 @@ check_kernel_line() {
 	fi
 }
 
+SUMMARY_RE='^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$'
+
+# summary_counts LINE: "PASSED FAILED SKIPPED" of a summary line.
+summary_counts() {
+	local passed failed skipped
+	read -r passed failed skipped < <(sed -E "s/$SUMMARY_RE/\\1 \\2 \\4/" <<<"$1")
+	echo "$passed $failed ${skipped:-0}"
+}
+
+# summary_line PASSED FAILED SKIPPED: "N passed, N failed[, N skipped]".
+summary_line() {
+	local line="$1 passed, $2 failed"
+	[ "$3" -eq 0 ] || line="$line, $3 skipped"
+	echo "$line"
+}
+
 # test_summary LOG HOST_FAILURES: the final "N passed, N failed" line.
 test_summary() {
 	local line passed=0 failed=0 skipped=0 extra=$2
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$1" |
-		tail -n 1)
+	line=$(grep -E "$SUMMARY_RE" "$1" | tail -n 1)
 	if [ -z "$line" ]; then
 		msg "FAIL: no 'N passed, N failed' line from the guest runner"
 		extra=$((extra + 1))
 	else
-		passed=$(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')
-		failed=$(echo "$line" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
-		case $line in *skipped) skipped=$(echo "$line" | sed -E 's/.*, ([0-9]+) skipped/\1/') ;; esac
+		read -r passed failed skipped < <(summary_counts "$line")
 	fi
-	failed=$((failed + extra))
-	line="$passed passed, $failed failed"
-	[ "$skipped" -eq 0 ] || line="$line, $skipped skipped"
-	echo "$line"
+	summary_line "$passed" $((failed + extra)) "$skipped"
 }
 
 # judge MODE LOG HOST_FAILURES: exit status of the run (plus test summary).

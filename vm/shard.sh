@@ -115,7 +115,7 @@ shard_report() {
 # run_shards KVER KERNEL BASE DIR: the test run over KLPC_SHARDS guests;
 # prints the sum of their summaries, exactly "N passed, N failed".
 run_shards() {
-	local n=$KLPC_SHARDS dir=$4 i s passed=0 failed=0 skipped=0 line
+	local n=$KLPC_SHARDS dir=$4 i s p f k passed=0 failed=0 skipped=0
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	shard_plan "$n" "$dir"
@@ -129,12 +129,11 @@ run_shards() {
 	for ((i = 1; i <= n; i++)); do
 		s=$(shard_report "$i" "$dir/s$i")
 		msg "shard $i: $s"
-		passed=$((passed + $(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$s")))
-		failed=$((failed + $(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$s")))
-		case $s in *skipped) skipped=$((skipped + $(sed -E 's/.*, ([0-9]+) skipped/\1/' <<<"$s"))) ;; esac
+		read -r p f k < <(summary_counts "$s")
+		passed=$((passed + p))
+		failed=$((failed + f))
+		skipped=$((skipped + k))
 	done
-	line="$passed passed, $failed failed"
-	[ "$skipped" -eq 0 ] || line="$line, $skipped skipped"
-	echo "$line"
+	summary_line "$passed" "$failed" "$skipped"
 	[ "$failed" -eq 0 ]
 }
