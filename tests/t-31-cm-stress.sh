@@ -4,7 +4,7 @@
 # enabled, disabled and reversed mid-transition 102 times: no task may ever
 # run an old caller into a new callee or the reverse.
 # klpc-timeout: 900
-# klpc-weight: 2100
+# klpc-weight: 1500
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"

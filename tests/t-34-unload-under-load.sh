@@ -3,6 +3,7 @@
 # tasks keep calling the patched functions: no task may still be in, or
 # about to return into, the module's code.  20 rounds, dmesg clean.
 # klpc-timeout: 300
+# klpc-weight: 310
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"

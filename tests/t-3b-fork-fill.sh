@@ -7,7 +7,7 @@
 # function).  50 disable/enable cycles: no mismatch, no lost entry (a lost
 # one would refuse a reversal or a start with ENOMEM).
 # klpc-timeout: 900
-# klpc-weight: 1850
+# klpc-weight: 720
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"

@@ -4,6 +4,7 @@
 # allocation each load makes fails in turn: the load fails with ENOMEM and
 # leaves nothing behind, or succeeds with the patch working.
 # klpc-timeout: 600
+# klpc-weight: 590
 # klpc-group: fault
 set -eu
 # shellcheck source=tests/lib.sh

@@ -6,6 +6,7 @@
 # fails in turn: the load fails with ENOMEM and leaves the patch below as
 # it was, or succeeds with the patch working.
 # klpc-timeout: 600
+# klpc-weight: 810
 # klpc-group: fault
 set -eu
 # shellcheck source=tests/lib.sh

@@ -4,6 +4,7 @@
 # fails in turn: the write fails with ENOMEM and the patch stays as it
 # was, or it succeeds and the patch is in the new state.
 # klpc-timeout: 600
+# klpc-weight: 510
 # klpc-group: fault
 set -eu
 # shellcheck source=tests/lib.sh

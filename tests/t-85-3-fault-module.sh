@@ -5,6 +5,7 @@
 # ENOMEM and the patch stays enabled and waiting, or it succeeds patched;
 # the removal always succeeds.
 # klpc-timeout: 600
+# klpc-weight: 270
 # klpc-group: fault
 set -eu
 # shellcheck source=tests/lib.sh

@@ -5,6 +5,7 @@
 # write fails with ENOMEM and the patch stays disabled, or the transition
 # completes (a failed round is retried) with the patch working.
 # klpc-timeout: 900
+# klpc-weight: 220
 # klpc-group: fault
 set -eu
 # shellcheck source=tests/lib.sh

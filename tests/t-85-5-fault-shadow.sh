@@ -4,6 +4,7 @@
 # allocation fails in turn: the object then has no counter (it shows 0 and
 # none is live), or it has one that counted the poke.
 # klpc-timeout: 600
+# klpc-weight: 100
 # klpc-group: fault
 set -eu
 # shellcheck source=tests/lib.sh

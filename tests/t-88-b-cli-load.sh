@@ -5,6 +5,7 @@
 # patch, a file that is no module, a module that is no klpc patch, a
 # built-in livepatch module, a vermagic mismatch, a refusal by the core.
 # klpc-timeout: 300
+# klpc-weight: 210
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"

@@ -5,6 +5,7 @@
 # patch does not stop the others and makes it exit 3; klpc.enable=0 on
 # the kernel command line loads nothing.
 # klpc-timeout: 300
+# klpc-weight: 200
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"
