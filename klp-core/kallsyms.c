@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
+#include <linux/stringhash.h>
 
 #include "kallsyms.h"
 
@@ -190,11 +191,7 @@ struct klpc_batch_arg {
 
 static u32 klpc_name_hash(const char *name, unsigned int bits)
 {
-	u32 h = 0;
-
-	while (*name)
-		h = h * 31 + *name++;
-	return hash_32(h, bits);
+	return hash_32(hashlen_hash(hashlen_string(NULL, name)), bits);
 }
 
 static int klpc_batch_match(void *data, const char *name, struct module *mod,
