@@ -60,6 +60,7 @@ static const struct {
 	KLPC_KSYM(task_work_cancel_match, task_work_cancel_match),
 	KLPC_KSYM(do_exit, do_exit),
 	KLPC_KSYM(ftrace_enabled, ftrace_enabled),
+	KLPC_KSYM(nr_threads, nr_threads),
 };
 
 /**

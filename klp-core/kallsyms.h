@@ -43,6 +43,7 @@ struct klpc_kernel_syms {
 							void *data);
 	unsigned long do_exit;
 	int *ftrace_enabled;
+	int *nr_threads;
 };
 
 extern struct klpc_kernel_syms klpc_ksyms;

@@ -236,7 +236,10 @@ static bool klpc_stack_hides_returns(struct task_struct *task)
  * Whether no word of a task's stack falls in a range.  A task that cannot
  * run keeps every return address of its frames, and the ip of any
  * interrupt or exception it was stopped in, on its stack, between its
- * saved stack pointer and the stack's end.  If none of those words is in
+ * saved stack pointer and the registers saved at the top of the stack on
+ * entry from user space (task_pt_regs(), where the unwinder stops too):
+ * those hold user state, and skipping their 21 words saves a fifth of a
+ * sleeper's scan.  If none of the words scanned is in
  * a function a task must leave, no frame can be in one, whatever the
  * unwinder would make of the stack, so the task may move without an
  * unwind, which costs several times more.  A word that is in one may be a
@@ -254,7 +257,7 @@ static bool klpc_stack_words_clean(struct task_struct *task,
 	base = try_get_task_stack(task);
 	if (!base)
 		return false;
-	end = base + THREAD_SIZE / sizeof(*base);
+	end = (unsigned long *)task_pt_regs(task);
 	sp = (unsigned long *)READ_ONCE(task->thread.sp);
 	if (sp < base || sp >= end) {
 		clean = false;

@@ -35,7 +35,6 @@ int klpc_tasks_alloc(int target, unsigned int nr_tasks)
 	unsigned int bits = ilog2(roundup_pow_of_two(max(nr_tasks, 64U)));
 	unsigned int nr = nr_tasks + KLPC_POOL_MIN + nr_tasks / 16;
 	struct klpc_table *t;
-	unsigned int i;
 
 	t = kvzalloc(struct_size(t, heads, 1U << bits), GFP_KERNEL);
 	if (!t)
@@ -45,8 +44,8 @@ int klpc_tasks_alloc(int target, unsigned int nr_tasks)
 		kvfree(t);
 		return -ENOMEM;
 	}
-	for (i = 0; i < nr; i++)
-		klpc_pool_put(t, &t->block[i]);
+	t->block_nr = nr;
+	t->pool_nr = nr;
 	t->bits = bits;
 	t->target = target;
 	t->initial = !target;

@@ -49,11 +49,14 @@ struct klpc_task {
  * @initial:	the state every task was in when the transition was set up
  * @started:	tasks may move; before, every task is in @initial
  * @lost:	some task has no entry
- * @pool:	free entries
- * @pool_nr:	how many
+ * @pool:	free entries that were handed out before
+ * @pool_nr:	free entries in all: those in @pool and those of @block
+ *		not handed out yet
  * @dead:	entries taken out of the table, not yet safe to reuse
  * @dead_nr:	how many
  * @block:	the first entries, allocated in one piece
+ * @block_nr:	how many
+ * @block_used:	how many of them have been handed out
  * @free_node:	link in klpc_dead_tables
  * @heads:	the buckets
  */
@@ -71,6 +74,8 @@ struct klpc_table {
 	struct klpc_task *dead;
 	unsigned int dead_nr;
 	struct klpc_task *block;
+	unsigned int block_nr;
+	unsigned int block_used;
 	struct llist_node free_node;
 	struct hlist_head heads[];
 };
@@ -97,10 +102,13 @@ static inline struct klpc_task *klpc_pool_get(struct klpc_table *t)
 {
 	struct klpc_task *e = t->pool;
 
-	if (e) {
+	if (e)
 		t->pool = e->next;
-		t->pool_nr--;
-	}
+	else if (t->block_used < t->block_nr)
+		e = &t->block[t->block_used++];
+	else
+		return NULL;
+	t->pool_nr--;
 	return e;
 }
 

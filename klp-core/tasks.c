@@ -128,15 +128,11 @@ static bool klpc_task_move(struct klpc_table *t, struct klpc_task *e,
 	return !klpc_table_pending(t);
 }
 
-/**
- * klpc_tasks_add() - give a task an entry in the initial state
- * @task:	the task
- *
- * A hook may have added the task already; then nothing changes.
- *
- * Return: 0, or -EAGAIN if the pool ran out.
+/*
+ * Give a task an entry in the initial state, unless a hook gave it one
+ * already.  Return: 0, or -EAGAIN if the pool ran out.
  */
-int klpc_tasks_add(struct task_struct *task)
+static int klpc_tasks_add(struct task_struct *task)
 {
 	struct klpc_task *e;
 	struct klpc_table *t;
@@ -202,7 +198,7 @@ void klpc_task_fork(struct task_struct *parent, struct task_struct *child)
 	if (!t)
 		return;
 	/* allocate outside the lock: an allocation may wake kswapd */
-	if (!READ_ONCE(t->pool)) {
+	if (!READ_ONCE(t->pool_nr)) {
 		e = kmalloc(sizeof(*e), GFP_ATOMIC | __GFP_NOWARN);
 		if (e)
 			e->dynamic = true;
@@ -459,6 +455,13 @@ unsigned int klpc_tasks_pending(void)
 	return pending;
 }
 
+/*
+ * Buckets collected per hold of klpc_table_lock: taking it for each of
+ * 16,384 buckets cost as much as the references, and a run of 64 (about
+ * 40 entries) keeps interrupts off for only microseconds.
+ */
+#define KLPC_COLLECT_BUCKETS	64
+
 /* Take references on the pending tasks of one bucket; false when full. */
 static bool klpc_collect_bucket(struct klpc_table *t, unsigned int i,
 				struct task_struct **tasks, unsigned int *nr,
@@ -482,7 +485,8 @@ static bool klpc_collect_bucket(struct klpc_table *t, unsigned int i,
  * @nr:	set to the number of tasks returned
  *
  * Called with klpc_mutex held, which keeps the table published: the lock
- * is taken one bucket at a time, so interrupts stay off only briefly.
+ * is taken for a run of buckets at a time, so interrupts stay off only
+ * briefly.
  *
  * Return: a kvmalloc'ed array of referenced tasks, or NULL.
  */
@@ -490,7 +494,7 @@ struct task_struct **klpc_tasks_collect(unsigned int *nr)
 {
 	struct task_struct **tasks;
 	struct klpc_table *t;
-	unsigned int i, max;
+	unsigned int i, end, max;
 	unsigned long flags;
 	bool full = false;
 
@@ -503,9 +507,11 @@ struct task_struct **klpc_tasks_collect(unsigned int *nr)
 	tasks = kvmalloc_array(max, sizeof(*tasks), GFP_KERNEL);
 	if (!tasks)
 		return NULL;
-	for (i = 0; !full && i < (1U << t->bits); i++) {
+	for (i = 0; !full && i < (1U << t->bits);) {
+		end = min(i + KLPC_COLLECT_BUCKETS, 1U << t->bits);
 		spin_lock_irqsave(&klpc_table_lock, flags);
-		full = !klpc_collect_bucket(t, i, tasks, nr, max);
+		for (; !full && i < end; i++)
+			full = !klpc_collect_bucket(t, i, tasks, nr, max);
 		spin_unlock_irqrestore(&klpc_table_lock, flags);
 	}
 	return tasks;
@@ -588,4 +594,101 @@ restart:
 out:
 	rcu_read_unlock();
 	return ret;
+}
+
+/*
+ * The tasks the walk that filled the table saw, each referenced, for the
+ * first check round: collecting them from the table again cost that round
+ * 4-6 ms at 10,000 tasks under TCG (a lock and a reference per bucket and
+ * task), against a reference taken where the walk reads the task anyway.
+ * Only used with klpc_mutex held.
+ */
+static struct task_struct **klpc_seen;
+static unsigned int klpc_seen_nr, klpc_seen_max;
+
+static void klpc_seen_release(void)
+{
+	while (klpc_seen_nr)
+		put_task_struct(klpc_seen[--klpc_seen_nr]);
+	kvfree(klpc_seen);
+	klpc_seen = NULL;
+}
+
+static int klpc_populate_one(struct task_struct *t, void *arg)
+{
+	int ret = klpc_tasks_add(t);
+
+	/* more tasks than counted: the first round collects them instead */
+	if (!ret && klpc_seen && klpc_seen_nr < klpc_seen_max) {
+		get_task_struct(t);
+		klpc_seen[klpc_seen_nr++] = t;
+	} else if (!ret) {
+		*(bool *)arg = true;
+	}
+	return ret;
+}
+
+/**
+ * klpc_tasks_populate() - give every task alive now an entry
+ * @nr_tasks:	how many tasks the table was sized for
+ *
+ * The fork and wake-up hooks are attached already, so a task that is not
+ * on the task list yet gets its entry from them; a task seen here cannot
+ * be freed before the walk moves on (RCU), so the free hook removes its
+ * entry afterwards.  The entries come from the pool klpc_tasks_alloc()
+ * filled: nothing is allocated but the list of the tasks seen, which the
+ * first check round takes (klpc_tasks_take_seen()); without it, that round
+ * collects them from the table.
+ *
+ * Return: 0, or -EAGAIN if the pool ran out (klpc_tasks_retire() then
+ * drops the entries given).
+ */
+int klpc_tasks_populate(unsigned int nr_tasks)
+{
+	bool missed = false;
+	int cpu, ret;
+
+	lockdep_assert_held(&klpc_mutex);
+	klpc_seen_release();
+	klpc_seen = kvmalloc_array(nr_tasks, sizeof(*klpc_seen),
+				   GFP_KERNEL | __GFP_NOWARN);
+	klpc_seen_max = nr_tasks;
+	ret = klpc_walk_threads(klpc_populate_one, &missed);
+	for_each_possible_cpu(cpu) {
+		if (ret)
+			break;
+		ret = klpc_populate_one(klpc_ksyms.idle_task(cpu), &missed);
+	}
+	if (ret || missed)
+		klpc_seen_release();
+	return ret;
+}
+
+/**
+ * klpc_tasks_take_seen() - the tasks the table was filled with
+ * @nr:	set to their number
+ *
+ * Tasks that moved since are among them; a check of such a task moves
+ * nothing.  A task the walk saw twice (it restarts after a break that
+ * lost its place) is there twice.
+ *
+ * Return: a kvmalloc'ed array of referenced tasks, or NULL if the walk's
+ * list was taken already, or could not be kept.
+ */
+struct task_struct **klpc_tasks_take_seen(unsigned int *nr)
+{
+	struct task_struct **tasks = klpc_seen;
+
+	lockdep_assert_held(&klpc_mutex);
+	*nr = klpc_seen_nr;
+	klpc_seen = NULL;
+	klpc_seen_nr = 0;
+	return tasks;
+}
+
+/* Drop the list of klpc_tasks_populate() if no check round took it. */
+void klpc_tasks_drop_seen(void)
+{
+	lockdep_assert_held(&klpc_mutex);
+	klpc_seen_release();
 }

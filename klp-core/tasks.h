@@ -19,7 +19,7 @@ enum klpc_mover {
 };
 
 int klpc_tasks_alloc(int target, unsigned int nr_tasks);
-int klpc_tasks_add(struct task_struct *task);
+int klpc_tasks_populate(unsigned int nr_tasks);
 void klpc_tasks_refill(void);
 void klpc_tasks_retire(void);
 void klpc_tasks_reap(void);
@@ -38,6 +38,8 @@ void klpc_task_set_blocker(struct task_struct *task, const char *why);
 int klpc_tasks_set_target(int target, bool force);
 unsigned int klpc_tasks_pending(void);
 int klpc_tasks_start(bool refuse_lost);
+struct task_struct **klpc_tasks_take_seen(unsigned int *nr);
+void klpc_tasks_drop_seen(void);
 struct task_struct **klpc_tasks_collect(unsigned int *nr);
 ssize_t klpc_tasks_show(char *buf, size_t size);
 

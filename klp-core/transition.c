@@ -142,6 +142,9 @@ static void klpc_idle_work_fn(struct work_struct *work)
  */
 static bool klpc_is_idle(struct task_struct *task)
 {
+	/* init_idle() makes every idle task a kernel thread */
+	if (!(task->flags & PF_KTHREAD))
+		return false;
 	return is_idle_task(task) ||
 	       task == klpc_ksyms.idle_task(task_cpu(task));
 }
@@ -182,7 +185,10 @@ static void klpc_check_tasks(void)
 	if (!klpc_stack_published() &&
 	    klpc_stack_build(klpc_transition_patch, klpc_target_state))
 		return;
-	tasks = klpc_tasks_collect(&nr);
+	/* the first round takes the tasks the walk that filled the table saw */
+	tasks = klpc_tasks_take_seen(&nr);
+	if (!tasks)
+		tasks = klpc_tasks_collect(&nr);
 	if (!tasks)
 		return;
 
@@ -314,6 +320,7 @@ static void klpc_end_transition(bool completed)
 	WRITE_ONCE(klpc_transition_patch, NULL);
 	wake_up_all(&klpc_transition_wq);
 
+	klpc_tasks_drop_seen();
 	klpc_tasks_retire();
 	klpc_stack_clear();
 	schedule_work(&klpc_teardown_work);
@@ -331,43 +338,16 @@ static void klpc_teardown_fn(struct work_struct *work)
 	klpc_tasks_reap();
 }
 
-static int klpc_count_one(struct task_struct *t, void *arg)
-{
-	(*(unsigned int *)arg)++;
-	return 0;
-}
-
+/*
+ * How many tasks the table needs room for: every thread (the kernel's own
+ * count, which a walk of 10,000 threads would only confirm at the cost of
+ * milliseconds), and the idle tasks, which it leaves out.  Threads created
+ * meanwhile take from the table's slack; if they exhaust it, the walk that
+ * fills the table fails and is tried again with a new count.
+ */
 static unsigned int klpc_count_tasks(void)
 {
-	unsigned int nr = num_possible_cpus();
-
-	klpc_walk_threads(klpc_count_one, &nr);
-	return nr;
-}
-
-static int klpc_add_one(struct task_struct *t, void *arg)
-{
-	return klpc_tasks_add(t);
-}
-
-/*
- * Give every task alive now an entry.  The fork and wake-up hooks are
- * attached already, so a task that is not on the task list yet gets its
- * entry from them; a task seen here cannot be freed before the walk moves
- * on (RCU), so the free hook removes its entry afterwards.  The entries
- * come from the pool klpc_tasks_alloc() filled: nothing is allocated here.
- */
-static int klpc_populate_tasks(void)
-{
-	int cpu, ret;
-
-	ret = klpc_walk_threads(klpc_add_one, NULL);
-	for_each_possible_cpu(cpu) {
-		if (ret)
-			break;
-		ret = klpc_tasks_add(klpc_ksyms.idle_task(cpu));
-	}
-	return ret;
+	return max(READ_ONCE(*klpc_ksyms.nr_threads), 0) + num_possible_cpus();
 }
 
 static bool klpc_patches_do_exit(struct klpc_patch *patch)
@@ -410,7 +390,7 @@ int klpc_init_transition(struct klpc_patch *patch, int state)
 		ret = klpc_tasks_alloc(state, nr);
 		if (ret)
 			break;
-		ret = klpc_populate_tasks();
+		ret = klpc_tasks_populate(nr);
 		if (!ret)
 			break;
 		klpc_tasks_retire();
