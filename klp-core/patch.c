@@ -224,9 +224,12 @@ static void klpc_fops_set_permanent(bool permanent)
  * without a resched point: 1000 addresses in one update held a CPU for
  * 70-140 ms under TCG, against a few ms for one.  Updates of at most this
  * many addresses, with cond_resched() between them, bound that stall.
- * Every update also costs ~12 ms under TCG, mostly off the CPU: with 24 a
- * batch the stall stayed under 5 ms, but enabling 1000 functions took 620
- * ms instead of 300 (docs/bench.md).
+ * Smaller batches do not bound it further: every update also walks all
+ * ~50,000 ftrace records five times, three of them in ftrace_hash_move()
+ * with no resched point between them (~7.5 ms under TCG with 1000
+ * functions in the filter).  Batches of 20 cut an update's text poking
+ * from 5 ms to 2 but not the worst wake-up of a 1000-function disable,
+ * and tripled its time (docs/bench.md).
  */
 #define KLPC_FTRACE_BATCH	64
 
