@@ -256,13 +256,46 @@ lat_thousand() {
 	done
 }
 
+# The floor: a kprobe event on a function nothing calls, armed and disarmed
+# in one window: two one-function filter updates of the ftrace_ops that
+# kprobes share, kept registered by a second armed probe, as klpc's ops
+# stays registered.  Whoever updates ftrace stalls a CPU this long; each of
+# klpc's and the built-in's updates is such an update (docs/bench.md).
+FLOOR_PROBE=cmdline_proc_show
+FLOOR_KEEP=version_proc_show
+
+lat_floor() {
+	_ke=$TRACE/kprobe_events
+	_ev=$TRACE/events/kprobes
+	if ! echo "p:klpc_floor_keep $FLOOR_KEEP" >>"$_ke" 2>/dev/null ||
+		! echo "p:klpc_floor $FLOOR_PROBE" >>"$_ke" 2>/dev/null; then
+		note "no kprobe events: no ftrace floor"
+		return 0
+	fi
+	echo 1 >"$_ev/klpc_floor_keep/enable"
+	_rr=1
+	while [ "$_rr" -le 5 ]; do
+		lat_baseline base-floor "$_rr"
+		_t0=$(lat_now)
+		echo 1 >"$_ev/klpc_floor/enable"
+		echo 0 >"$_ev/klpc_floor/enable"
+		lat_close ftrace-floor kprobe "$_rr" "$_t0"
+		_rr=$((_rr + 1))
+	done
+	echo 0 >"$_ev/klpc_floor_keep/enable"
+	echo "-:klpc_floor" >>"$_ke"
+	echo "-:klpc_floor_keep" >>"$_ke"
+}
+
 # Figure 7: wake-up latency of a SCHED_FIFO thread on each CPU, with no
 # transition (baseline), during a 1-function transition with 1,000 and
-# 10,000 sleeping threads, during the 1000-function enable and disable.
+# 10,000 sleeping threads, during the 1000-function enable and disable,
+# and during a kprobe's two ftrace updates (the floor).
 fig_latency() {
 	phase_trace_on
 	lat_start
 	lat_thousand
+	lat_floor
 	for n in 1000 10000; do
 		spawn_sleepers threads "$n"
 		lat_one_func "1fn-$n" "base-$n" 5

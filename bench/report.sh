@@ -247,6 +247,15 @@ table_rows_latency() {
 		ba=$(added lat999 builtin "$p" "$base")
 		ROWS+=("wake-up latency, $what: 99.9th pct, added over the baseline (ms)|$(fmt "$ka")|builtin: $(fmt "$ba")|-|-|-")
 	done
+	table_rows_floor
+}
+
+# the floor: what a kprobe's two one-function ftrace updates add
+table_rows_floor() {
+	[ -n "$(stat latmax kprobe ftrace-floor med)" ] || return 0
+	ROWS+=("wake-up latency, no transition, floor's baseline: worst / 99.9th pct (ms)|-|none: $(cell latmax none base-floor) / $(cell lat999 none base-floor)|-|-|-")
+	ROWS+=("wake-up latency, a kprobe armed and disarmed (two 1-function ftrace updates, the floor): worst (ms)|-|kprobe: $(cell latmax kprobe ftrace-floor)|-|-|-")
+	ROWS+=("wake-up latency, the floor: worst, added over the baseline (ms)|-|kprobe: $(fmt "$(added latmax kprobe ftrace-floor base-floor)")|-|-|-")
 }
 
 # Figure 8: fork+exec+wait and thread create+join; target on klpc idle
