@@ -226,10 +226,11 @@ static void klpc_fops_set_permanent(bool permanent)
  * many addresses, with cond_resched() between them, bound that stall.
  * Smaller batches do not bound it further: every update also walks all
  * ~50,000 ftrace records five times, three of them in ftrace_hash_move()
- * with no resched point between them (~7.5 ms under TCG with 1000
- * functions in the filter).  Batches of 20 cut an update's text poking
- * from 5 ms to 2 but not the worst wake-up of a 1000-function disable,
- * and tripled its time (docs/bench.md).
+ * with no resched point between them (some 7.5 ms under TCG with 1000
+ * functions in the filter, reckoned from an update's time less its text
+ * poking).  Batches of 20 cut an update's text poking from 5 ms to 2 but
+ * not the worst wake-up of a 1000-function disable, and tripled its time
+ * (docs/bench.md).
  */
 #define KLPC_FTRACE_BATCH	64
 
