@@ -618,14 +618,16 @@ static int klpc_populate_one(struct task_struct *t, void *arg)
 {
 	int ret = klpc_tasks_add(t);
 
-	/* more tasks than counted: the first round collects them instead */
-	if (!ret && klpc_seen && klpc_seen_nr < klpc_seen_max) {
-		get_task_struct(t);
-		klpc_seen[klpc_seen_nr++] = t;
-	} else if (!ret) {
+	if (ret)
+		return ret;
+	/* no list, or more tasks than counted: the first round collects */
+	if (!klpc_seen || klpc_seen_nr == klpc_seen_max) {
 		*(bool *)arg = true;
+		return 0;
 	}
-	return ret;
+	get_task_struct(t);
+	klpc_seen[klpc_seen_nr++] = t;
+	return 0;
 }
 
 /**
