@@ -256,13 +256,32 @@ lat_thousand() {
 	done
 }
 
-# The floor: a kprobe event on a function nothing calls, armed and disarmed
-# in one window: two one-function filter updates of the ftrace_ops that
-# kprobes share, kept registered by a second armed probe, as klpc's ops
-# stays registered.  Whoever updates ftrace stalls a CPU this long; each of
-# klpc's and the built-in's updates is such an update (docs/bench.md).
-FLOOR_PROBE=cmdline_proc_show
+# The floor: a kprobe event armed and disarmed in one window, each time two
+# one-function filter updates of the ftrace_ops that kprobes share, kept
+# registered by a second armed probe, as klpc's ops stays registered.
+# Whoever updates ftrace stalls a CPU this long; each of klpc's and the
+# built-in's updates is such an update (docs/bench.md).  The probed
+# function is the bench target's last, at the end of ftrace's records as
+# the patched functions are, so that ftrace's walks of the records, which
+# stop at the last function in the filter, go as far as klpc's; the
+# kprobes' ops is not IPMODIFY, so its updates walk the records one time
+# fewer than klpc's.  Once (two updates), and eight times in a window
+# (sixteen, as many as the 1000-function enable makes).
+FLOOR_PROBE=klpc_bench_fn_999
 FLOOR_KEEP=version_proc_show
+
+# lat_floor_window SCENARIO CYCLES REP: arm and disarm the probe CYCLES
+# times in a window of its own
+lat_floor_window() {
+	_t0=$(lat_now)
+	_c=0
+	while [ "$_c" -lt "$2" ]; do
+		echo 1 >"$_ev/klpc_floor/enable"
+		echo 0 >"$_ev/klpc_floor/enable"
+		_c=$((_c + 1))
+	done
+	lat_close "$1" kprobe "$3" "$_t0"
+}
 
 lat_floor() {
 	_ke=$TRACE/kprobe_events
@@ -276,10 +295,8 @@ lat_floor() {
 	_rr=1
 	while [ "$_rr" -le 5 ]; do
 		lat_baseline base-floor "$_rr"
-		_t0=$(lat_now)
-		echo 1 >"$_ev/klpc_floor/enable"
-		echo 0 >"$_ev/klpc_floor/enable"
-		lat_close ftrace-floor kprobe "$_rr" "$_t0"
+		lat_floor_window ftrace-floor 1 "$_rr"
+		[ "$_rr" -gt 3 ] || lat_floor_window ftrace-floor16 8 "$_rr"
 		_rr=$((_rr + 1))
 	done
 	echo 0 >"$_ev/klpc_floor_keep/enable"
@@ -290,7 +307,7 @@ lat_floor() {
 # Figure 7: wake-up latency of a SCHED_FIFO thread on each CPU, with no
 # transition (baseline), during a 1-function transition with 1,000 and
 # 10,000 sleeping threads, during the 1000-function enable and disable,
-# and during a kprobe's two ftrace updates (the floor).
+# and during a kprobe's two and sixteen ftrace updates (the floor).
 fig_latency() {
 	phase_trace_on
 	lat_start

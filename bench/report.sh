@@ -250,12 +250,19 @@ table_rows_latency() {
 	table_rows_floor
 }
 
-# the floor: what a kprobe's two one-function ftrace updates add
+# the floor: what a kprobe's one-function ftrace updates add, two of them
+# and sixteen (as many as klpc's 1000-function enable makes)
 table_rows_floor() {
-	[ -n "$(stat latmax kprobe ftrace-floor med)" ] || return 0
+	local sc what
+	[ -n "$(stat latmax none base-floor med)" ] || return 0
 	ROWS+=("wake-up latency, no transition, floor's baseline: worst / 99.9th pct (ms)|-|none: $(cell latmax none base-floor) / $(cell lat999 none base-floor)|-|-|-")
-	ROWS+=("wake-up latency, a kprobe armed and disarmed (two 1-function ftrace updates, the floor): worst (ms)|-|kprobe: $(cell latmax kprobe ftrace-floor)|-|-|-")
-	ROWS+=("wake-up latency, the floor: worst, added over the baseline (ms)|-|kprobe: $(fmt "$(added latmax kprobe ftrace-floor base-floor)")|-|-|-")
+	for sc in ftrace-floor ftrace-floor16; do
+		[ -n "$(stat latmax kprobe "$sc" med)" ] || continue
+		what="two 1-function ftrace updates"
+		[ "$sc" = ftrace-floor ] || what="sixteen 1-function ftrace updates, as many as the 1000-function enable"
+		ROWS+=("wake-up latency, a kprobe armed and disarmed ($what, the floor): worst (ms)|-|kprobe: $(cell latmax kprobe "$sc")|-|-|-")
+		ROWS+=("wake-up latency, the floor ($what): worst, added over the baseline (ms)|-|kprobe: $(fmt "$(added latmax kprobe "$sc" base-floor)")|-|-|-")
+	done
 }
 
 # Figure 8: fork+exec+wait and thread create+join; target on klpc idle
