@@ -215,33 +215,45 @@ added() {
 		'BEGIN { if (a != "" && b != "") printf "%.3f\n", a - b }'
 }
 
-# Figure 7: wake-up latency; targets on the added worst case
+# lat_added_rows FIGURE LABEL PARAM BASE WHAT TARGETED: the worst of
+# FIGURE (latmax, latown) in scenario PARAM of both implementations, and
+# what it adds over the baseline BASE; TARGETED set, judged against the
+# issue's targets
+lat_added_rows() {
+	local ka ba r met=- tgt=-
+	row "wake-up latency, $5: $2 (ms)" "$1" "$3" builtin - ""
+	ka=$(added "$1" klpc "$3" "$4")
+	ba=$(added "$1" builtin "$3" "$4")
+	r=$(awk -v a="$ka" -v b="$ba" 'BEGIN {
+		if (a == "" || b == "" || b <= 0) print "-"
+		else printf "%.3f\n", a / b }')
+	if [ -n "$6" ] && [ "$3" = 1fn-10000 ]; then
+		tgt="≤0.1, ≤5 ms"
+		met=$(awk -v r="$r" -v a="$ka" 'BEGIN {
+			if (a == "") print "-"
+			else print (r != "-" && r <= 0.1 && a <= 5) ? "yes" : "NO" }')
+	elif [ -n "$6" ]; then
+		tgt="≤5 ms"
+		met=$(awk -v a="$ka" 'BEGIN {
+			if (a == "") print "-"; else print a <= 5 ? "yes" : "NO" }')
+	fi
+	ROWS+=("wake-up latency, $5: $2, added over the baseline (ms)|$(fmt "$ka")|builtin: $(fmt "$ba")|$r|$tgt|$met")
+}
+
+# Figure 7: wake-up latency.  The targets are judged on the worst stall
+# of a CPU's own (latown), which leaves out the stalls of the whole guest
+# that the host makes (docs/bench.md); the plain worst is shown too.
 table_rows_latency() {
-	local n sc p base what ka ba r met tgt
+	local n sc p base what ka ba
 	for n in 0 1000 10000; do
 		[ -n "$(stat latmax none "base-$n" med)" ] || continue
-		ROWS+=("wake-up latency, no transition, $n sleeping tasks: worst / 99.9th pct (ms)|-|none: $(cell latmax none "base-$n") / $(cell lat999 none "base-$n")|-|-|-")
+		ROWS+=("wake-up latency, no transition, $n sleeping tasks: worst / own CPU's worst / 99.9th pct (ms)|-|none: $(cell latmax none "base-$n") / $(cell latown none "base-$n") / $(cell lat999 none "base-$n")|-|-|-")
 	done
 	for sc in "${LAT_SCENARIOS[@]}"; do
 		IFS='|' read -r p base what <<<"$sc"
 		[ -n "$(stat latmax klpc "$p" med)" ] || continue
-		row "wake-up latency, $what: worst (ms)" latmax "$p" builtin - ""
-		ka=$(added latmax klpc "$p" "$base")
-		ba=$(added latmax builtin "$p" "$base")
-		r=$(awk -v a="$ka" -v b="$ba" 'BEGIN {
-			if (a == "" || b == "" || b <= 0) print "-"
-			else printf "%.3f\n", a / b }')
-		if [ "$p" = 1fn-10000 ]; then
-			tgt="≤0.1, ≤5 ms"
-			met=$(awk -v r="$r" -v a="$ka" 'BEGIN {
-				if (a == "") print "-"
-				else print (r != "-" && r <= 0.1 && a <= 5) ? "yes" : "NO" }')
-		else
-			tgt="≤5 ms"
-			met=$(awk -v a="$ka" 'BEGIN {
-				if (a == "") print "-"; else print a <= 5 ? "yes" : "NO" }')
-		fi
-		ROWS+=("wake-up latency, $what: worst, added over the baseline (ms)|$(fmt "$ka")|builtin: $(fmt "$ba")|$r|$tgt|$met")
+		lat_added_rows latmax worst "$p" "$base" "$what" ""
+		lat_added_rows latown "own CPU's worst stall" "$p" "$base" "$what" y
 		row "wake-up latency, $what: 99.9th pct (ms)" lat999 "$p" builtin - ""
 		ka=$(added lat999 klpc "$p" "$base")
 		ba=$(added lat999 builtin "$p" "$base")
@@ -253,15 +265,18 @@ table_rows_latency() {
 # the floor: what a kprobe's one-function ftrace updates add, two of them
 # and sixteen (as many as klpc's 1000-function enable makes)
 table_rows_floor() {
-	local sc what
+	local sc what f
 	[ -n "$(stat latmax none base-floor med)" ] || return 0
-	ROWS+=("wake-up latency, no transition, floor's baseline: worst / 99.9th pct (ms)|-|none: $(cell latmax none base-floor) / $(cell lat999 none base-floor)|-|-|-")
+	ROWS+=("wake-up latency, no transition, floor's baseline: worst / own CPU's worst / 99.9th pct (ms)|-|none: $(cell latmax none base-floor) / $(cell latown none base-floor) / $(cell lat999 none base-floor)|-|-|-")
 	for sc in ftrace-floor ftrace-floor16; do
 		[ -n "$(stat latmax kprobe "$sc" med)" ] || continue
 		what="two 1-function ftrace updates"
 		[ "$sc" = ftrace-floor ] || what="sixteen 1-function ftrace updates, as many as the 1000-function enable"
-		ROWS+=("wake-up latency, a kprobe armed and disarmed ($what, the floor): worst (ms)|-|kprobe: $(cell latmax kprobe "$sc")|-|-|-")
-		ROWS+=("wake-up latency, the floor ($what): worst, added over the baseline (ms)|-|kprobe: $(fmt "$(added latmax kprobe "$sc" base-floor)")|-|-|-")
+		ROWS+=("wake-up latency, a kprobe armed and disarmed ($what, the floor): worst / own CPU's worst (ms)|-|kprobe: $(cell latmax kprobe "$sc") / $(cell latown kprobe "$sc")|-|-|-")
+		for f in latmax latown; do
+			what=${what%%, as many*}
+			ROWS+=("wake-up latency, the floor ($what): $([ $f = latmax ] && echo worst || echo "own CPU's worst stall"), added over the baseline (ms)|-|kprobe: $(fmt "$(added $f kprobe "$sc" base-floor)")|-|-|-")
+		done
 	done
 }
 
