@@ -265,18 +265,20 @@ table_rows_latency() {
 # the floor: what a kprobe's one-function ftrace updates add, two of them
 # and sixteen (as many as klpc's 1000-function enable makes)
 table_rows_floor() {
-	local sc what f
+	local sc what short
 	[ -n "$(stat latmax none base-floor med)" ] || return 0
 	ROWS+=("wake-up latency, no transition, floor's baseline: worst / own CPU's worst / 99.9th pct (ms)|-|none: $(cell latmax none base-floor) / $(cell latown none base-floor) / $(cell lat999 none base-floor)|-|-|-")
 	for sc in ftrace-floor ftrace-floor16; do
 		[ -n "$(stat latmax kprobe "$sc" med)" ] || continue
-		what="two 1-function ftrace updates"
-		[ "$sc" = ftrace-floor ] || what="sixteen 1-function ftrace updates, as many as the 1000-function enable"
+		short="two 1-function ftrace updates"
+		what=$short
+		if [ "$sc" = ftrace-floor16 ]; then
+			short="sixteen 1-function ftrace updates"
+			what="$short, as many as the 1000-function enable"
+		fi
 		ROWS+=("wake-up latency, a kprobe armed and disarmed ($what, the floor): worst / own CPU's worst (ms)|-|kprobe: $(cell latmax kprobe "$sc") / $(cell latown kprobe "$sc")|-|-|-")
-		for f in latmax latown; do
-			what=${what%%, as many*}
-			ROWS+=("wake-up latency, the floor ($what): $([ $f = latmax ] && echo worst || echo "own CPU's worst stall"), added over the baseline (ms)|-|kprobe: $(fmt "$(added $f kprobe "$sc" base-floor)")|-|-|-")
-		done
+		ROWS+=("wake-up latency, the floor ($short): worst, added over the baseline (ms)|-|kprobe: $(fmt "$(added latmax kprobe "$sc" base-floor)")|-|-|-")
+		ROWS+=("wake-up latency, the floor ($short): own CPU's worst stall, added over the baseline (ms)|-|kprobe: $(fmt "$(added latown kprobe "$sc" base-floor)")|-|-|-")
 	done
 }
 

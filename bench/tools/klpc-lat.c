@@ -30,7 +30,7 @@
  *		run it; small, the stall was that CPU's own).  latown is the
  *		worst of each wake-up's lateness less that of the other CPUs
  *		meanwhile: what held its own CPU, without the stalls of the
- *		whole guest, which the host makes and no kernel code.  Up to
+ *		whole guest (mostly the host not running it).  Up to
  *		MAX_SECONDS (default 3600) of samples are kept, in memory
  *		locked and touched beforehand, so that recording one never
  *		faults.
@@ -201,6 +201,11 @@ static void worst_add(struct worst *w, int cpu, long long due_ns,
 	w[i].late_ns = late_ns;
 }
 
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
 /* the index of the first sample of @c due at or after @due_us */
 static size_t first_due(const struct lat_cpu *c, long long due_us)
 {
@@ -249,7 +254,7 @@ static uint32_t others_late(int cpu, long long from, long long to)
  */
 static uint32_t own_worst(long long t0, long long t1)
 {
-	uint32_t best = 0, late, other;
+	uint32_t best = 0, late, own;
 	long long due;
 	size_t i;
 	int c;
@@ -260,9 +265,10 @@ static uint32_t own_worst(long long t0, long long t1)
 			late = cpus[c].s[i].late_ns;
 			if (due < t0 || due > t1 || late <= best)
 				continue;
-			other = others_late(cpus[c].cpu, due, due + late);
-			if (late - (other < late ? other : late) > best)
-				best = late - (other < late ? other : late);
+			own = late - min_u32(late,
+					     others_late(cpus[c].cpu, due, due + late));
+			if (own > best)
+				best = own;
 		}
 	}
 	return best;
