@@ -269,6 +269,7 @@ lat_thousand() {
 # (sixteen, as many as the 1000-function enable makes).
 FLOOR_PROBE=klpc_bench_fn_999
 FLOOR_KEEP=version_proc_show
+FLOOR_EVENTS=$TRACE/events/kprobes
 
 # lat_floor_window SCENARIO CYCLES REP: arm and disarm the probe CYCLES
 # times in a window of its own
@@ -276,8 +277,8 @@ lat_floor_window() {
 	_t0=$(lat_now)
 	_c=0
 	while [ "$_c" -lt "$2" ]; do
-		echo 1 >"$_ev/klpc_floor/enable"
-		echo 0 >"$_ev/klpc_floor/enable"
+		echo 1 >"$FLOOR_EVENTS/klpc_floor/enable"
+		echo 0 >"$FLOOR_EVENTS/klpc_floor/enable"
 		_c=$((_c + 1))
 	done
 	lat_close "$1" kprobe "$3" "$_t0"
@@ -285,13 +286,12 @@ lat_floor_window() {
 
 lat_floor() {
 	_ke=$TRACE/kprobe_events
-	_ev=$TRACE/events/kprobes
 	if ! echo "p:klpc_floor_keep $FLOOR_KEEP" >>"$_ke" 2>/dev/null ||
 		! echo "p:klpc_floor $FLOOR_PROBE" >>"$_ke" 2>/dev/null; then
 		note "no kprobe events: no ftrace floor"
 		return 0
 	fi
-	echo 1 >"$_ev/klpc_floor_keep/enable"
+	echo 1 >"$FLOOR_EVENTS/klpc_floor_keep/enable"
 	_rr=1
 	while [ "$_rr" -le 5 ]; do
 		lat_baseline base-floor "$_rr"
@@ -299,7 +299,7 @@ lat_floor() {
 		[ "$_rr" -gt 3 ] || lat_floor_window ftrace-floor16 8 "$_rr"
 		_rr=$((_rr + 1))
 	done
-	echo 0 >"$_ev/klpc_floor_keep/enable"
+	echo 0 >"$FLOOR_EVENTS/klpc_floor_keep/enable"
 	echo "-:klpc_floor" >>"$_ke"
 	echo "-:klpc_floor_keep" >>"$_ke"
 }

@@ -206,6 +206,11 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
+static uint32_t max_u32(uint32_t a, uint32_t b)
+{
+	return a > b ? a : b;
+}
+
 /* the index of the first sample of @c due at or after @due_us */
 static size_t first_due(const struct lat_cpu *c, long long due_us)
 {
@@ -248,30 +253,13 @@ static uint32_t others_late(int cpu, long long from, long long to)
 }
 
 /*
- * The worst stall of a CPU's own in [t0, t1]: a wake-up's lateness less
- * the other CPUs' meanwhile.  A sample no later than the best so far
- * cannot beat it, so few are looked at.
+ * A wake-up's stall of its own CPU: its lateness less the other CPUs'
+ * meanwhile.  It is never more than @late, so a caller after the worst
+ * need not ask for a sample no later than the worst so far.
  */
-static uint32_t own_worst(long long t0, long long t1)
+static uint32_t own_late(int cpu, long long due, uint32_t late)
 {
-	uint32_t best = 0, late, own;
-	long long due;
-	size_t i;
-	int c;
-
-	for (c = 0; c < nr_cpus; c++) {
-		for (i = 0; i < cpus[c].nr; i++) {
-			due = base_ns + cpus[c].s[i].due_us * 1000LL;
-			late = cpus[c].s[i].late_ns;
-			if (due < t0 || due > t1 || late <= best)
-				continue;
-			own = late - min_u32(late,
-					     others_late(cpus[c].cpu, due, due + late));
-			if (own > best)
-				best = own;
-		}
-	}
-	return best;
+	return late - min_u32(late, others_late(cpu, due, due + late));
 }
 
 static int hist_bin(double us, const double *edge)
@@ -290,6 +278,7 @@ static int window(const char *scen, const char *impl, const char *rep,
 	struct worst w[WORST_NR];
 	unsigned long hist[HIST_BINS] = { 0 };
 	double edge[HIST_BINS];
+	uint32_t late, own = 0;
 	long long due;
 	size_t n = 0, i;
 	int c, b;
@@ -304,9 +293,12 @@ static int window(const char *scen, const char *impl, const char *rep,
 			due = base_ns + cpus[c].s[i].due_us * 1000LL;
 			if (due < t0 || due > t1)
 				continue;
-			buf[n++] = cpus[c].s[i].late_ns;
-			worst_add(w, cpus[c].cpu, due, cpus[c].s[i].late_ns);
-			hist[hist_bin(cpus[c].s[i].late_ns / 1e3, edge)]++;
+			late = cpus[c].s[i].late_ns;
+			buf[n++] = late;
+			worst_add(w, cpus[c].cpu, due, late);
+			hist[hist_bin(late / 1e3, edge)]++;
+			if (late > own)
+				own = max_u32(own, own_late(cpus[c].cpu, due, late));
 		}
 	}
 	if (!n) {
@@ -321,8 +313,7 @@ static int window(const char *scen, const char *impl, const char *rep,
 	i = (n * 999 + 999) / 1000;
 	printf("BENCH,lat999,%s,%s,%s,%.3f,ms\n", impl, scen, rep,
 	       buf[i - 1] / 1e6);
-	printf("BENCH,latown,%s,%s,%s,%.3f,ms\n", impl, scen, rep,
-	       own_worst(t0, t1) / 1e6);
+	printf("BENCH,latown,%s,%s,%s,%.3f,ms\n", impl, scen, rep, own / 1e6);
 	printf("BENCH-LATN,%s,%s,%s,%zu,%d\n", scen, impl, rep, n, w[0].cpu);
 	for (b = 0; b < HIST_BINS; b++)
 		if (hist[b])
