@@ -545,3 +545,5 @@ module_init(klpc_init);
 module_exit(klpc_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("klpc: a live patching core with a per-task consistency model");
+/* also gives the module a srcversion, which klpc status shows */
+MODULE_VERSION("0.1.0");

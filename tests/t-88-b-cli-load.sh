@@ -22,7 +22,7 @@ klog_has '^\[[^]]*\] klpc\[[0-9]+\]: user=root uid=0 auid=[^ ]+ action=load-core
 klog_has 'action=load patch=klpc_sample result=ok$'
 
 cli 0 status
-out_has '^core: +loaded'
+out_has '^core: +loaded \(version [0-9][0-9.]*, srcversion [0-9A-F]{10,},'
 out_has 'klpc_sample \(klpc\): enabled'
 out_has '^last: +klpc_sample complete'
 out_has '^state: +settled'
@@ -31,6 +31,7 @@ assert_json state settled
 assert_json exit 0
 assert_json core.loaded true
 assert_json core.signal_secs 15
+assert_json core.version "$(cat /sys/module/klpc/version)"
 assert_json patches.name=klpc_sample.core klpc
 assert_json patches.name=klpc_sample.enabled true
 assert_json patches.name=klpc_sample.transition false

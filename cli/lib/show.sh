@@ -139,7 +139,8 @@ core_param() {
 
 status_text() {
 	if core_loaded; then
-		echo "core:        loaded (srcversion $(rd /sys/module/klpc/srcversion)," \
+		echo "core:        loaded (version $(rd /sys/module/klpc/version)," \
+			"srcversion $(rd /sys/module/klpc/srcversion)," \
 			"signal_secs=$(core_param signal_secs)," \
 			"stall_reverse_secs=$(core_param stall_reverse_secs))"
 	else
@@ -170,7 +171,8 @@ status_text() {
 status_json() {
 	printf '{"core":{"loaded":%s' "$(core_loaded && echo true || echo false)"
 	if core_loaded; then
-		printf ',"srcversion":%s,"signal_secs":%s,"stall_reverse_secs":%s' \
+		printf ',"version":%s,"srcversion":%s,"signal_secs":%s,"stall_reverse_secs":%s' \
+			"$(json_str "$(rd /sys/module/klpc/version)")" \
 			"$(json_str "$(rd /sys/module/klpc/srcversion)")" \
 			"$(json_num "$(core_param signal_secs)")" \
 			"$(json_num "$(core_param stall_reverse_secs)")"
