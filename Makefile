@@ -12,6 +12,9 @@
 #   make vm-shell          boot the guest to a shell on the console
 #   make vm-try PATCH=x.ko [SCRIPT=s]  boot the guest, 'klpc load' the
 #                          patch, run the script (or klpc status, list -v)
+#   make patch P=dir       build the out-of-tree patch in dir (a Makefile
+#                          including klpc-patch.mk) against KDIR and the
+#                          klpc.ko built here, as klpc-tools would
 #   make debug-kernel      build (once) the debug kernel, print its tree
 #   make install-tools [DESTDIR=...]  the klpc command, its functions and
 #                          man page, klpc-patch.mk and include/ (klpc-tools)
@@ -39,7 +42,7 @@ endif
 # clean must not install anything: use KDIR only if it exists already.
 CLEAN_KDIR = $(if $(filter file,$(origin KDIR)),$(shell tools/kdir.sh --no-install 2>/dev/null),$(KDIR))
 
-.PHONY: install-tools all modules clean check debug-kernel deb vm-pkg-test vm-demo vm-test vm-bench vm-shell vm-try vm-check-patch
+.PHONY: install-tools all modules clean check debug-kernel deb vm-pkg-test vm-demo vm-test vm-bench vm-shell vm-try vm-check-patch patch
 
 all: modules
 
@@ -95,6 +98,14 @@ install-tools:
 	install -m 644 cli/klpc-patch.mk '$(DESTDIR)$(KLPC_SHARE_DIR)/'
 	install -m 644 include/klpc.h include/klpc-compat.h '$(DESTDIR)$(KLPC_SHARE_DIR)/include/'
 	install -D -m 644 cli/klpc.8 '$(DESTDIR)/usr/share/man/man8/klpc.8'
+
+# An out-of-tree patch, built from this tree without klpc-tools installed:
+# klpc-patch.mk from cli/, klpc.ko's symbol versions from the one built
+# here, the headers of KDIR (so no KVER is needed).
+patch: modules
+	@[ -n '$(P)' ] && [ -f '$(P)/Makefile' ] || { echo "usage: make patch P=dir (a directory with the patch's Makefile)" >&2; exit 1; }
+	$(MAKE) -C '$(P)' KLPC_MK='$(CURDIR)/cli/klpc-patch.mk' KDIR='$(KDIR)' \
+		KLPC_KO='$(CURDIR)/klpc.ko'
 
 debug-kernel:
 	@tools/deps.sh debug

@@ -196,6 +196,23 @@ do_patch_build() {
 	echo "klpc symvers matches Module.symvers ($(wc -l <"$LOGDIR/symvers.cli") symbols); examples/loadavg-fix builds with klpc-patch.mk"
 }
 
+# README names only make targets and klpc commands that exist, and the
+# check sees a name that does not (a copy of README with one of each).
+do_readme() {
+	"$ROOT/tools/check-readme.sh" || return 1
+	sed -e 's/make vm-demo /make vm-no-such-target /' \
+		-e 's/klpc status/klpc no-such-command/' \
+		"$ROOT/README.md" >"$LOGDIR/README-broken.md"
+	out=$("$ROOT/tools/check-readme.sh" "$LOGDIR/README-broken.md") &&
+		{ echo "a README naming no-such targets passed"; return 1; }
+	for want in 'make vm-no-such-target: no such target' \
+		'klpc no-such-command: cli/klpc has no such command'; do
+		echo "$out" | grep -q "$want" ||
+			{ echo "not reported: '$want' in: $out"; return 1; }
+	done
+	echo "a broken copy is refused: $(echo "$out" | wc -l) line(s)"
+}
+
 # step NAME FUNCTION: run a step, indenting its output.
 step() {
 	echo "== $1"
@@ -217,6 +234,7 @@ main() {
 	step "shellcheck" do_shellcheck
 	step "klpc-tools as installed" do_installed
 	step "a patch built out of tree (klpc-patch.mk)" do_patch_build
+	step "README names what exists" do_readme
 	echo "check: $PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]
 }
