@@ -1,7 +1,7 @@
 #!/bin/bash
 # Host side of make vm-bench: turn the guest's BENCH lines into
 #   results/bench-<date>.csv   every repetition (figure,impl,param,rep,value,unit)
-#   results/bench-<date>.md    the table below, as Markdown (for the README)
+#   results/bench-<date>.md    the table below, as Markdown (for docs/bench.md)
 #   results/bench-<date>-hist.csv  the wake-up latency histograms
 #                              (scenario,impl,bin_low_us,count, all reps)
 #   results/bench-<date>-hist.csv  the wake-up latency histograms

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Fault sweep (lib-fault.sh): the sum of the sweeps run before (t-85-0...
-# t-85-5), one line for the README; fails if none ran. Then klpc unloads.
+# t-85-5), one line for docs/testing.md; fails if none ran. Then klpc unloads.
 # klpc-group: fault
 set -eu
 # shellcheck source=tests/lib.sh

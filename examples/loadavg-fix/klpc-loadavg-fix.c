@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * klpc-loadavg-fix.c - an example patch built out of tree (README, "Using
- * klpc on a Debian machine"): loadavg_proc_show(), the function behind
+ * klpc-loadavg-fix.c - an example patch built out of tree (README, "Making
+ * a patch"): loadavg_proc_show(), the function behind
  * /proc/loadavg, replaced by a copy that marks its line with " klpc".
  *
  * The copy needs three symbols vmlinux does not export; klpc resolves
