@@ -63,6 +63,7 @@ struct klpc_func {
 };
 
 struct klpc_object;
+struct klpc_record_hdr;
 
 /*
  * What a patch module fixes, for 'klpc info' (modinfo fields, so they can
@@ -188,6 +189,9 @@ struct klpc_state {
  * @forced:	was involved in a forced transition
  * @replaced:	a replace patch took over; the patch can never be enabled again
  * @going:	the patch module is being removed; the patch is unregistering
+ * @checked:	the patch carries a build record (klpc-convert's) that matched
+ *		the running kernel when it registered
+ * @record:	that record, in the patch module; NULL if none
  * @free_work:	patch cleanup from workqueue-context
  * @finish:	for waiting till it is safe to remove the patch module
  */
@@ -206,6 +210,8 @@ struct klpc_patch {
 	bool forced;
 	bool replaced;
 	bool going;
+	bool checked;
+	const struct klpc_record_hdr *record;
 	struct work_struct free_work;
 	struct completion finish;
 };
