@@ -24,12 +24,12 @@
  */
 struct klpc_elf {
 	struct module *mod;
-	Elf_Shdr *sechdrs;
+	struct elf64_shdr *sechdrs;
 	unsigned int shnum;
 	const char *secstrings;
 	unsigned long secstrings_size;
 	unsigned int symndx;
-	Elf_Sym *syms;
+	struct elf64_sym *syms;
 	unsigned int nsyms;
 	const char *strtab;
 };
@@ -54,7 +54,7 @@ static inline bool klpc_elf_get(struct module *mod, struct klpc_elf *elf)
 	elf->secstrings = info->secstrings;
 	elf->secstrings_size = info->sechdrs[info->hdr.e_shstrndx].sh_size;
 	elf->symndx = info->symndx;
-	elf->syms = (Elf_Sym *)info->sechdrs[info->symndx].sh_addr;
+	elf->syms = (struct elf64_sym *)info->sechdrs[info->symndx].sh_addr;
 	elf->nsyms = mod->core_kallsyms.num_symtab;
 	elf->strtab = mod->core_kallsyms.strtab;
 	return true;

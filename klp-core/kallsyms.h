@@ -43,11 +43,12 @@ struct klpc_kernel_syms {
 							bool (*match)(struct callback_head *cb,
 								      void *data),
 							void *data);
-	int (*apply_relocate_add)(Elf64_Shdr *sechdrs, const char *strtab,
+	int (*apply_relocate_add)(struct elf64_shdr *sechdrs, const char *strtab,
 				  unsigned int symindex, unsigned int relsec,
 				  struct module *me);
 	void *(*text_poke)(void *addr, const void *opcode, size_t len);
 	void (*text_poke_sync)(void);
+	/* serializes text_poke() users (kernel/extable.c) */
 	struct mutex *text_mutex;
 	unsigned long do_exit;
 	int *ftrace_enabled;

@@ -92,7 +92,7 @@ static int klpc_find_record(struct klpc_patch *patch,
 {
 	const struct klpc_record_hdr *h;
 	struct klpc_elf elf;
-	const Elf_Shdr *s;
+	const struct elf64_shdr *s;
 	unsigned int i;
 
 	*hdr = NULL;

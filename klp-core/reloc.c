@@ -48,8 +48,8 @@
  * @loc:	where it writes
  */
 struct klpc_rela {
-	const Elf_Rela *rela;
-	Elf_Sym *sym;
+	const struct elf64_rela *rela;
+	struct elf64_sym *sym;
 	const char *symname;
 	unsigned int type;
 	unsigned int width;
@@ -134,13 +134,13 @@ static bool klpc_parse_symref(const char *s, struct klpc_symref *ref)
  * unusable (the section itself was checked by klpc_check_rela_section()).
  */
 static const char *klpc_rela_decode(const struct klpc_elf *elf,
-				    const Elf_Shdr *sec, unsigned int i,
+				    const struct elf64_shdr *sec, unsigned int i,
 				    struct klpc_rela *r)
 {
-	const Elf_Shdr *target = &elf->sechdrs[sec->sh_info];
+	const struct elf64_shdr *target = &elf->sechdrs[sec->sh_info];
 	unsigned long symi;
 
-	r->rela = (const Elf_Rela *)sec->sh_addr + i;
+	r->rela = (const struct elf64_rela *)sec->sh_addr + i;
 	r->type = ELF64_R_TYPE(r->rela->r_info);
 	r->symname = "?";
 	r->loc = NULL;
@@ -182,7 +182,7 @@ static int klpc_section_error(const struct klpc_elf *elf, const char *obj,
 	return -ENOEXEC;
 }
 
-static bool klpc_within_core(struct module *mod, const Elf_Shdr *s)
+static bool klpc_within_core(struct module *mod, const struct elf64_shdr *s)
 {
 	unsigned long base = (unsigned long)mod->core_layout.base;
 
@@ -199,12 +199,12 @@ static bool klpc_within_core(struct module *mod, const Elf_Shdr *s)
 static int klpc_check_rela_section(const struct klpc_elf *elf,
 				   const char *obj, unsigned int secndx)
 {
-	const Elf_Shdr *sec = &elf->sechdrs[secndx];
-	const Elf_Shdr *target;
+	const struct elf64_shdr *sec = &elf->sechdrs[secndx];
+	const struct elf64_shdr *target;
 	const char *tname;
 
 	if (sec->sh_type != SHT_RELA || !(sec->sh_flags & SHF_ALLOC) ||
-	    sec->sh_size % sizeof(Elf_Rela) || !klpc_within_core(elf->mod, sec))
+	    sec->sh_size % sizeof(struct elf64_rela) || !klpc_within_core(elf->mod, sec))
 		return klpc_section_error(elf, obj, secndx,
 					  "not an allocated SHT_RELA section");
 	if (sec->sh_info >= elf->shnum || !sec->sh_info)
@@ -243,8 +243,8 @@ static int klpc_check_module_section(const struct klpc_elf *elf,
 				     const char *obj, unsigned int secndx,
 				     struct klpc_symref *ref)
 {
-	const Elf_Shdr *sec = &elf->sechdrs[secndx];
-	unsigned int i, n = sec->sh_size / sizeof(Elf_Rela);
+	const struct elf64_shdr *sec = &elf->sechdrs[secndx];
+	unsigned int i, n = sec->sh_size / sizeof(struct elf64_rela);
 	struct klpc_rela r;
 	const char *why;
 	int ret;
@@ -276,8 +276,8 @@ static int klpc_check_vmlinux_section(const struct klpc_elf *elf,
 				      unsigned int secndx,
 				      struct klpc_symref *ref)
 {
-	const Elf_Shdr *sec = &elf->sechdrs[secndx];
-	unsigned int i, n = sec->sh_size / sizeof(Elf_Rela);
+	const struct elf64_shdr *sec = &elf->sechdrs[secndx];
+	unsigned int i, n = sec->sh_size / sizeof(struct elf64_rela);
 	struct klpc_rela r;
 
 	if (sec->sh_type != SHT_RELA || !sec->sh_addr)
@@ -372,10 +372,6 @@ static unsigned int klpc_next_section(const struct klpc_elf *elf,
 	return 0;
 }
 
-#define klpc_for_each_section(elf, objname, i)				\
-	for (i = klpc_next_section(elf, objname, 0); i;			\
-	     i = klpc_next_section(elf, objname, i))
-
 static int klpc_resolve_error(const struct klpc_elf *elf, const char *obj,
 			      const struct klpc_symref *ref,
 			      const char *symname, int ret)
@@ -402,8 +398,8 @@ static int klpc_resolve_section_syms(const struct klpc_elf *elf,
 				     unsigned long *done,
 				     struct klpc_symref *ref)
 {
-	const Elf_Shdr *sec = &elf->sechdrs[secndx];
-	unsigned int i, n = sec->sh_size / sizeof(Elf_Rela);
+	const struct elf64_shdr *sec = &elf->sechdrs[secndx];
+	unsigned int i, n = sec->sh_size / sizeof(struct elf64_rela);
 	unsigned long addr;
 	struct klpc_rela r;
 	int ret;
@@ -467,8 +463,8 @@ enum klpc_rela_state {
 static int klpc_section_state(const struct klpc_elf *elf, const char *obj,
 			      unsigned int secndx, unsigned int *state)
 {
-	const Elf_Shdr *sec = &elf->sechdrs[secndx];
-	unsigned int i, n = sec->sh_size / sizeof(Elf_Rela);
+	const struct elf64_shdr *sec = &elf->sechdrs[secndx];
+	unsigned int i, n = sec->sh_size / sizeof(struct elf64_rela);
 	struct klpc_rela r;
 	u64 val, cur;
 
@@ -498,7 +494,8 @@ static int klpc_write_sections(const struct klpc_elf *elf, const char *obj)
 	unsigned int i;
 	int ret;
 
-	klpc_for_each_section(elf, obj, i) {
+	for (i = klpc_next_section(elf, obj, 0); i;
+	     i = klpc_next_section(elf, obj, i)) {
 		ret = klpc_ksyms.apply_relocate_add(elf->sechdrs, elf->strtab,
 						    elf->symndx, i, elf->mod);
 		if (ret) {
@@ -524,7 +521,8 @@ static int klpc_apply_sections(const struct klpc_elf *elf, const char *obj)
 		ret = -ENOMEM;
 		goto out;
 	}
-	klpc_for_each_section(elf, obj, i) {
+	for (i = klpc_next_section(elf, obj, 0); i;
+	     i = klpc_next_section(elf, obj, i)) {
 		ret = klpc_resolve_section_syms(elf, obj, i, done, ref);
 		if (!ret)
 			ret = klpc_section_state(elf, obj, i, &state);
@@ -574,7 +572,7 @@ int klpc_reloc_apply_object(struct klpc_patch *patch, struct klpc_object *obj)
  * text_poke(), which writes through a temporary mapping; the writable
  * data (.data, .bss) a plain write.
  */
-static bool klpc_readonly_section(const Elf_Shdr *s)
+static bool klpc_readonly_section(const struct elf64_shdr *s)
 {
 	return !(s->sh_flags & SHF_WRITE) || (s->sh_flags & SHF_RO_AFTER_INIT);
 }
@@ -583,8 +581,8 @@ static bool klpc_readonly_section(const Elf_Shdr *s)
 static bool klpc_clear_section(const struct klpc_elf *elf,
 			       unsigned int secndx)
 {
-	const Elf_Shdr *sec = &elf->sechdrs[secndx];
-	unsigned int i, n = sec->sh_size / sizeof(Elf_Rela);
+	const struct elf64_shdr *sec = &elf->sechdrs[secndx];
+	unsigned int i, n = sec->sh_size / sizeof(struct elf64_rela);
 	bool ro = klpc_readonly_section(&elf->sechdrs[sec->sh_info]);
 	static const u64 zero;
 	bool poked = false;
@@ -624,7 +622,8 @@ void klpc_reloc_clear_object(struct klpc_patch *patch, struct klpc_object *obj)
 	if (!klpc_is_module(obj) || !klpc_elf_get(patch->mod, &elf))
 		return;
 	mutex_lock(klpc_ksyms.text_mutex);
-	klpc_for_each_section(&elf, obj->name, i)
+	for (i = klpc_next_section(&elf, obj->name, 0); i;
+	     i = klpc_next_section(&elf, obj->name, i))
 		poked |= klpc_clear_section(&elf, i);
 	if (poked)
 		klpc_ksyms.text_poke_sync();
