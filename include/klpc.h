@@ -111,6 +111,43 @@ struct klpc_sym {
 	{ .name = (_name), .sympos = (_sympos),				\
 	  .addr = (void **)(_ptr) }
 
+/*
+ * KLPC_SYMBOL(name, object, sympos) - where an unexported symbol that the
+ * patch's code uses by name lives, for klpc-convert (klp-convert/README.md)
+ *
+ * A patch converted by klpc-convert may call an unexported function, or
+ * use an unexported variable, by declaring it extern.  klpc-convert turns
+ * each such reference into a livepatch relocation (.klp.rela.OBJECT.SEC,
+ * against .klp.sym.OBJECT.NAME,SYMPOS) that the kernel resolves at load.
+ * Without an annotation, the symbol is looked for in vmlinux and must be
+ * unique there; the annotation names its object ("vmlinux" or a module's
+ * name) and its 1-based position among the equally named symbols of that
+ * object (0: unique).  At file scope, next to the declaration:
+ *
+ *	extern int klpc_target_dup(void);
+ *	KLPC_SYMBOL(klpc_target_dup, "klpc_target", 2);
+ *
+ * It emits an ELF note (owner "klpc", type 1) holding name, object and
+ * sympos as strings into the non-allocated section .note.klpc.syms (a
+ * .note name, which modpost accepts), that klpc-convert reads and
+ * removes; and it makes the
+ * reference weak so that modpost does not refuse the undefined symbol:
+ * klpc-convert is the check instead (an unconverted weak reference would
+ * load as NULL: always convert such a module).
+ */
+#define KLPC_SYMBOL(_name, _object, _sympos)				\
+	asm(".pushsection .note.klpc.syms, \"\", @note\n\t"		\
+	    ".balign 4\n\t"						\
+	    ".long 5, 2f - 1f, 1\n\t"					\
+	    ".asciz \"klpc\"\n\t"					\
+	    ".balign 4\n"						\
+	    "1:\t.asciz \"" #_name "\"\n\t"				\
+	    ".asciz \"" _object "\"\n\t"				\
+	    ".asciz \"" __stringify(_sympos) "\"\n"			\
+	    "2:\t.balign 4\n\t"						\
+	    ".popsection\n\t"						\
+	    ".weak " #_name "\n")
+
 /**
  * struct klpc_callbacks - pre/post live-(un)patch callback structure
  * @pre_patch:		executed before code patching
