@@ -156,17 +156,22 @@ static const u8 *klpc_find_build_id(const void *start, const void *end,
 
 /*
  * vmlinux's build ID, from its notes (__start_notes..__stop_notes, which
- * kallsyms lists on Debian, KALLSYMS_ALL): vmlinux_build_id would do too,
- * but holds no length.
+ * kallsyms lists on Debian, KALLSYMS_ALL); else vmlinux_build_id, which
+ * holds no length: a SHA-1's 20 bytes (BUILD_ID_SIZE_MAX).
  */
 static const u8 *klpc_vmlinux_build_id(unsigned int *len)
 {
 	unsigned long start = klpc_ksyms.lookup_name("__start_notes");
 	unsigned long end = klpc_ksyms.lookup_name("__stop_notes");
+	const u8 *id = NULL;
 
-	if (!start || end <= start)
-		return NULL;
-	return klpc_find_build_id((void *)start, (void *)end, len);
+	if (start && end > start)
+		id = klpc_find_build_id((void *)start, (void *)end, len);
+	if (!id) {
+		id = (const u8 *)klpc_ksyms.lookup_name("vmlinux_build_id");
+		*len = 20;
+	}
+	return id;
 }
 
 /*
