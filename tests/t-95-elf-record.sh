@@ -31,6 +31,8 @@ load klpc-target
 elf_refused "$pfx '$T': built for build ID $hex, running $hex \(-EINVAL\)" rec-id "$T"
 elf_refused "$pfx '$T': function 'klpc_target_dup' was 200 bytes when the patch was built, it spans [0-9]+ now \(-EINVAL\)" \
 	rec-size "$T" 200
+# what kallsyms measures of the replaced function (st_size 15)
+figure "klpc_target_dup,1: st_size 15, $(dmesg | grep -o 'spans [0-9]* now' | tail -n 1)"
 # kallsyms measures up to the next symbol: 15 bytes span 16, and so would
 # any size from 1 to 16; 0 is out of that range
 elf_refused "$pfx '$T': function 'klpc_target_dup' was 0 bytes" rec-size "$T" 0
