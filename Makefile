@@ -2,7 +2,9 @@
 # klpc: build the modules out of tree against Debian's kernel headers and
 # drive the checks and the QEMU guest. The module list lives in Kbuild.
 #
-#   make [KDIR=...]        build klpc.ko and the sample/test modules
+#   make [KDIR=...]        build klpc.ko and the sample/test modules, the
+#                          klpc-convert tool, and convert the modules listed
+#                          in */klpc-convert.list (tools/convert-modules.sh)
 #   make clean
 #   make check             checkpatch, W=1 and sparse builds, shellcheck
 #   make vm-demo           boot the guest, run vm/demo.sh
@@ -49,7 +51,8 @@ all: modules
 # The objects sit next to the sources whatever KDIR is, so build/kbuild-kdir
 # records the tree they were built against; against another tree (KERNEL=
 # stock, then debug, or a KDIR= override), they are cleaned first.
-modules: tests/bin/klpc-hammer tests/bin/klpc-tasks bench/bin/klpc-bench-tool bench/bin/klpc-lat
+modules: tests/bin/klpc-hammer tests/bin/klpc-tasks bench/bin/klpc-bench-tool bench/bin/klpc-lat \
+		klp-convert/klpc-convert
 	@kdir='$(KDIR)'; [ -n "$$kdir" ] || exit 1; \
 	[ -f "$$kdir/Makefile" ] || { echo "KDIR=$$kdir: not a kernel build tree" >&2; exit 1; }; \
 	if [ "$$(cat build/kbuild-kdir 2>/dev/null)" != "$$kdir" ]; then \
@@ -58,6 +61,14 @@ modules: tests/bin/klpc-hammer tests/bin/klpc-tasks bench/bin/klpc-bench-tool be
 		mkdir -p build && echo "$$kdir" >build/kbuild-kdir; \
 	fi; \
 	$(MAKE) -C "$$kdir" M='$(CURDIR)' modules
+	@KLPC_KDIR='$(KDIR)' tools/convert-modules.sh
+
+# klpc-convert: livepatch relocations and the build record for patch
+# modules (klp-convert/README.md); a host tool, over libelf
+KLPC_CONVERT_SRC = $(wildcard klp-convert/*.c)
+klp-convert/klpc-convert: $(KLPC_CONVERT_SRC) $(wildcard klp-convert/*.h) include/klpc-record.h
+	@tools/deps.sh build
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $@ $(KLPC_CONVERT_SRC) -lelf
 
 # a static user-space load generator for the guest tests
 tests/bin/klpc-hammer: tests/tools/klpc-hammer.c
@@ -83,7 +94,7 @@ clean:
 	@kdir='$(CLEAN_KDIR)'; \
 	if [ -n "$$kdir" ] && [ -d "$$kdir" ]; then \
 		$(MAKE) -C "$$kdir" M='$(CURDIR)' clean; fi
-	rm -rf build tests/bin bench/bin
+	rm -rf build tests/bin bench/bin klp-convert/klpc-convert
 
 check:
 	@KLPC_KDIR='$(KDIR)' tools/check.sh

@@ -63,6 +63,7 @@ struct klpc_func {
 };
 
 struct klpc_object;
+struct klpc_record_hdr;
 
 /*
  * What a patch module fixes, for 'klpc info' (modinfo fields, so they can
@@ -109,6 +110,43 @@ struct klpc_sym {
 #define KLPC_SYM(_name, _sympos, _ptr)					\
 	{ .name = (_name), .sympos = (_sympos),				\
 	  .addr = (void **)(_ptr) }
+
+/*
+ * KLPC_SYMBOL(name, object, sympos) - where an unexported symbol that the
+ * patch's code uses by name lives, for klpc-convert (klp-convert/README.md)
+ *
+ * A patch converted by klpc-convert may call an unexported function, or
+ * use an unexported variable, by declaring it extern.  klpc-convert turns
+ * each such reference into a livepatch relocation (.klp.rela.OBJECT.SEC,
+ * against .klp.sym.OBJECT.NAME,SYMPOS) that the kernel resolves at load.
+ * Without an annotation, the symbol is looked for in vmlinux and must be
+ * unique there; the annotation names its object ("vmlinux" or a module's
+ * name) and its 1-based position among the equally named symbols of that
+ * object (0: unique).  At file scope, next to the declaration:
+ *
+ *	extern int klpc_target_dup(void);
+ *	KLPC_SYMBOL(klpc_target_dup, "klpc_target", 2);
+ *
+ * It emits an ELF note (owner "klpc", type 1) holding name, object and
+ * sympos as strings into the non-allocated section .note.klpc.syms (a
+ * .note name, which modpost accepts), that klpc-convert reads and
+ * removes; and it makes the
+ * reference weak so that modpost does not refuse the undefined symbol:
+ * klpc-convert is the check instead (an unconverted weak reference would
+ * load as NULL: always convert such a module).
+ */
+#define KLPC_SYMBOL(_name, _object, _sympos)				\
+	asm(".pushsection .note.klpc.syms, \"\", @note\n\t"		\
+	    ".balign 4\n\t"						\
+	    ".long 5, 2f - 1f, 1\n\t"					\
+	    ".asciz \"klpc\"\n\t"					\
+	    ".balign 4\n"						\
+	    "1:\t.asciz \"" #_name "\"\n\t"				\
+	    ".asciz \"" _object "\"\n\t"				\
+	    ".asciz \"" __stringify(_sympos) "\"\n"			\
+	    "2:\t.balign 4\n\t"						\
+	    ".popsection\n\t"						\
+	    ".weak " #_name "\n")
 
 /**
  * struct klpc_callbacks - pre/post live-(un)patch callback structure
@@ -188,6 +226,9 @@ struct klpc_state {
  * @forced:	was involved in a forced transition
  * @replaced:	a replace patch took over; the patch can never be enabled again
  * @going:	the patch module is being removed; the patch is unregistering
+ * @checked:	the patch carries a build record (klpc-convert's) that matched
+ *		the running kernel when it registered
+ * @record:	that record, in the patch module; NULL if none
  * @free_work:	patch cleanup from workqueue-context
  * @finish:	for waiting till it is safe to remove the patch module
  */
@@ -206,6 +247,8 @@ struct klpc_patch {
 	bool forced;
 	bool replaced;
 	bool going;
+	bool checked;
+	const struct klpc_record_hdr *record;
 	struct work_struct free_work;
 	struct completion finish;
 };

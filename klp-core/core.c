@@ -27,6 +27,8 @@
 #include "kallsyms.h"
 #include "patch.h"
 #include "procfs.h"
+#include "record.h"
+#include "reloc.h"
 #include "replace.h"
 #include "shadow.h"
 #include "state.h"
@@ -439,6 +441,10 @@ int klpc_enable_patch(struct klpc_patch *patch)
 	int ret;
 
 	ret = klpc_check_patch(patch);
+	if (!ret)
+		ret = klpc_reloc_check_patch(patch);
+	if (!ret)
+		ret = klpc_record_check_patch(patch);
 	if (ret)
 		return ret;
 

@@ -58,6 +58,10 @@ static const struct {
 	KLPC_KSYM(signal_wake_up_state, signal_wake_up_state),
 	KLPC_KSYM(wake_up_state, wake_up_state),
 	KLPC_KSYM(task_work_cancel_match, task_work_cancel_match),
+	KLPC_KSYM(apply_relocate_add, apply_relocate_add),
+	KLPC_KSYM(text_poke, text_poke),
+	KLPC_KSYM(text_poke_sync, text_poke_sync),
+	KLPC_KSYM(text_mutex, text_mutex),
 	KLPC_KSYM(do_exit, do_exit),
 	KLPC_KSYM(ftrace_enabled, ftrace_enabled),
 	KLPC_KSYM(nr_threads, nr_threads),
@@ -181,6 +185,27 @@ int klpc_find_symbol(const char *objname, const char *name,
 	if (!ret)
 		*addr = args.addrs[sympos ? sympos - 1 : 0];
 	return ret;
+}
+
+/**
+ * klpc_symbol_count() - how many symbols of an object have a name
+ * @objname:	module name, "vmlinux" or NULL for vmlinux
+ * @name:	symbol name
+ *
+ * For messages about a symbol klpc_find_symbol() did not resolve.
+ *
+ * Return: the count.
+ */
+unsigned long klpc_symbol_count(const char *objname, const char *name)
+{
+	struct klpc_find_arg args = { .objname = objname, .name = name };
+
+	if (objname && strcmp(objname, "vmlinux"))
+		klpc_ksyms.module_on_each_symbol(klpc_module_match, &args);
+	else
+		klpc_ksyms.on_each_match_symbol(klpc_vmlinux_match, name,
+						&args);
+	return args.count;
 }
 
 struct klpc_batch_arg {

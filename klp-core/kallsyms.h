@@ -2,10 +2,12 @@
 #ifndef _KLPC_KALLSYMS_H
 #define _KLPC_KALLSYMS_H
 
+#include <linux/elf.h>
 #include <linux/types.h>
 
 struct callback_head;
 struct module;
+struct mutex;
 struct task_struct;
 
 /*
@@ -41,6 +43,13 @@ struct klpc_kernel_syms {
 							bool (*match)(struct callback_head *cb,
 								      void *data),
 							void *data);
+	int (*apply_relocate_add)(struct elf64_shdr *sechdrs, const char *strtab,
+				  unsigned int symindex, unsigned int relsec,
+				  struct module *me);
+	void *(*text_poke)(void *addr, const void *opcode, size_t len);
+	void (*text_poke_sync)(void);
+	/* serializes text_poke() users (kernel/extable.c) */
+	struct mutex *text_mutex;
 	unsigned long do_exit;
 	int *ftrace_enabled;
 	int *nr_threads;
@@ -52,6 +61,7 @@ int klpc_kallsyms_init(void);
 
 int klpc_find_symbol(const char *objname, const char *name,
 		     unsigned long sympos, unsigned long *addr);
+unsigned long klpc_symbol_count(const char *objname, const char *name);
 
 /**
  * struct klpc_sym_query - one symbol for klpc_find_module_symbols()

@@ -17,6 +17,8 @@
 
 #include "core.h"
 #include "kallsyms.h"
+#include "record.h"
+#include "reloc.h"
 
 /* what went wrong, naming the field to fix: old_sympos or sympos */
 static const char *klpc_resolve_error(int ret, unsigned long sympos,
@@ -187,6 +189,14 @@ int klpc_init_object_loaded(struct klpc_patch *patch, struct klpc_object *obj)
 		cond_resched();
 	}
 	ret = klpc_resolve_syms(patch, obj, q);
+	/*
+	 * Compare the record before writing anything, and write the
+	 * relocations last: nothing after them can fail.
+	 */
+	if (!ret)
+		ret = klpc_record_check_object(patch, obj);
+	if (!ret)
+		ret = klpc_reloc_apply_object(patch, obj);
 out:
 	kvfree(queries);
 	return ret;
@@ -197,13 +207,16 @@ out:
  * @obj:	the object, whose funcs are not patched
  *
  * The symbol pointers go back to NULL, so that a stale one cannot be used
- * after its module is gone.
+ * after its module is gone, and the relocations written for a module
+ * object are cleared, so that they can be written again if it comes back.
  */
 void klpc_free_object_loaded(struct klpc_object *obj)
 {
 	struct klpc_func *func;
 	struct klpc_sym *sym;
 
+	if (obj->mod && !obj->dynamic)
+		klpc_reloc_clear_object(klpc_obj_patch(obj), obj);
 	obj->mod = NULL;
 	klpc_for_each_func(obj, func) {
 		func->old_func = NULL;

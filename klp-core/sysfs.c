@@ -7,6 +7,7 @@
  * /sys/kernel/klpc/<patch>/replace		ro: 1 for a replace patch
  * /sys/kernel/klpc/<patch>/force		wo: 1 completes the transition
  * /sys/kernel/klpc/<patch>/forced		ro: 1 once forced (module pinned)
+ * /sys/kernel/klpc/<patch>/checked		ro: yes if its build record matched
  * /sys/kernel/klpc/<patch>/<object>/patched	ro: the object is patched
  * /sys/kernel/klpc/<patch>/<object>/<function,sympos>/
  *
@@ -91,11 +92,19 @@ static ssize_t replace_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%d\n", to_patch(kobj)->replace);
 }
 
+/* whether the patch's build record was compared with the running kernel */
+static ssize_t checked_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_patch(kobj)->checked ? "yes" : "no");
+}
+
 static struct kobj_attribute enabled_kobj_attr = __ATTR_RW(enabled);
 static struct kobj_attribute transition_kobj_attr = __ATTR_RO(transition);
 static struct kobj_attribute replace_kobj_attr = __ATTR_RO(replace);
 static struct kobj_attribute force_kobj_attr = __ATTR_WO(force);
 static struct kobj_attribute forced_kobj_attr = __ATTR_RO(forced);
+static struct kobj_attribute checked_kobj_attr = __ATTR_RO(checked);
 
 static struct attribute *klpc_patch_attrs[] = {
 	&enabled_kobj_attr.attr,
@@ -103,6 +112,7 @@ static struct attribute *klpc_patch_attrs[] = {
 	&replace_kobj_attr.attr,
 	&force_kobj_attr.attr,
 	&forced_kobj_attr.attr,
+	&checked_kobj_attr.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(klpc_patch);

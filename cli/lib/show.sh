@@ -14,6 +14,18 @@ patch_flag() {
 	[ "$_v" = 1 ] && echo 1 || echo 0
 }
 
+# patch_checked CORE NAME: yes or no, whether klpc compared the patch's
+# build record with the running kernel (- for the built-in livepatch,
+# which has no record).
+patch_checked() {
+	[ "$1" = klpc ] || {
+		echo -
+		return 0
+	}
+	_v=$(rd "$(patch_dir "$1" "$2")/checked")
+	echo "${_v:-no}"
+}
+
 # patch_state CORE NAME: enabled, disabled, patching or unpatching.
 patch_state() {
 	_e=$(patch_flag "$1" "$2" enabled)
@@ -27,12 +39,13 @@ patch_state() {
 # patch_json CORE NAME: the patch as a JSON object, without its closing
 # brace (list -v adds its objects).
 patch_json() {
-	printf '{"name":%s,"core":"%s","state":"%s","enabled":%s,"transition":%s,"replace":%s,"forced":%s' \
+	printf '{"name":%s,"core":"%s","state":"%s","enabled":%s,"transition":%s,"replace":%s,"forced":%s,"checked":%s' \
 		"$(json_str "$2")" "$1" "$(patch_state "$1" "$2")" \
 		"$(jbool "$(patch_flag "$1" "$2" enabled)")" \
 		"$(jbool "$(patch_flag "$1" "$2" transition)")" \
 		"$(jbool "$(patch_flag "$1" "$2" replace)")" \
-		"$(jbool "$(patch_flag "$1" "$2" forced)")"
+		"$(jbool "$(patch_flag "$1" "$2" forced)")" \
+		"$(json_str "$(patch_checked "$1" "$2")")"
 }
 
 # all_patches: "CORE NAME" lines, klpc's first.
@@ -137,6 +150,7 @@ core_param() {
 	rd "/sys/module/klpc/parameters/$1"
 }
 
+# status_text VERBOSE: VERBOSE 1 (status -v) adds each patch's 'checked'.
 status_text() {
 	if core_loaded; then
 		echo "core:        loaded (version $(rd /sys/module/klpc/version)," \
@@ -151,7 +165,10 @@ status_text() {
 	echo "signatures:  lockdown=$(lockdown_mode) sig_enforce=$(sig_enforce): $_sig"
 	_first="patches:    "
 	all_patches | while read -r _c _p; do
-		echo "$_first $_p ($_c): $(patch_state "$_c" "$_p")"
+		_l="$_first $_p ($_c): $(patch_state "$_c" "$_p")"
+		[ "$1" = 0 ] || [ "$_c" != klpc ] ||
+			_l="$_l, checked against the running kernel: $(patch_checked "$_c" "$_p")"
+		echo "$_l"
 		_first="            "
 	done
 	[ -n "$(all_patches)" ] || echo "patches:     none"
@@ -210,14 +227,16 @@ status_json() {
 
 cmd_status() {
 	_json=0
+	_verbose=0
 	for _a in "$@"; do
 		case $_a in
 		--json) _json=1 ;;
+		-v) _verbose=1 ;;
 		*) usage_error "status: unknown argument '$_a'" ;;
 		esac
 	done
 	status_read
-	if [ $_json = 1 ]; then status_json; else status_text; fi
+	if [ $_json = 1 ]; then status_json; else status_text "$_verbose"; fi
 	exit "$ST_EXIT"
 }
 

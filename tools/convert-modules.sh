@@ -1,0 +1,65 @@
+#!/bin/sh
+# Convert the in-tree modules that need klpc-convert, after kbuild linked
+# them: each directory built by Kbuild may hold a klpc-convert.list, lines
+# of "MODULE [klpc-convert options]" (# starts a comment), e.g.
+#	klpc-sample-extern --replaces vmlinux:version_proc_show
+# A module is converted in place when its .ko is newer than its stamp in
+# build/convert/. Exports: the tree's Module.symvers (klpc.ko's, the test
+# modules') and KDIR's; module objects: the .ko files of the module
+# directories. The vmlinux
+# build ID: KLPC_VMLINUX_ID if set, else KDIR/vmlinux (the debug kernel),
+# else Debian's vmlinuz the guest boots (vm/kernel.sh, fetched once).
+# Env: KLPC_KDIR (kernel build tree).
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tools/lib.sh
+. "$ROOT/tools/lib.sh"
+TOOL=$ROOT/klp-convert/klpc-convert
+STAMPS=$ROOT/build/convert
+
+# vmlinux_args: how the record gets vmlinux's build ID.
+vmlinux_args() {
+	if [ -n "${KLPC_VMLINUX_ID:-}" ]; then
+		echo "--vmlinux-id $KLPC_VMLINUX_ID"
+	elif [ -f "$KLPC_KDIR/vmlinux" ]; then
+		echo "--vmlinux $KLPC_KDIR/vmlinux"
+	else
+		echo "--vmlinux-id $("$ROOT/klp-convert/klpc-build-id" "$("$ROOT/vm/kernel.sh")")"
+	fi
+}
+
+# convert_one KO ARGS...: convert KO unless its stamp is newer.
+convert_one() {
+	ko=$1
+	shift
+	stamp=$STAMPS/$(echo "${ko#"$ROOT"/}" | tr / _).stamp
+	[ -f "$ko" ] || die "$ko: listed in klpc-convert.list, not built"
+	[ -n "$(find "$stamp" -newer "$ko" 2>/dev/null)" ] && return 0
+	[ -n "$VMLINUX_ARGS" ] || VMLINUX_ARGS=$(vmlinux_args)
+	echo "  KLPC-CONVERT ${ko#"$ROOT"/}"
+	# shellcheck disable=SC2086 # options are words
+	"$TOOL" -s "$KLPC_KDIR/Module.symvers" -s "$ROOT/Module.symvers" \
+		$MODULE_DIRS $VMLINUX_ARGS "$@" "$ko"
+	mkdir -p "$STAMPS"
+	touch "$stamp"
+}
+
+main() {
+	: "${KLPC_KDIR:?KLPC_KDIR not set}"
+	VMLINUX_ARGS=
+	MODULE_DIRS=
+	for d in sample-patches tests/modules bench/modules; do
+		[ ! -d "$ROOT/$d" ] || MODULE_DIRS="$MODULE_DIRS --module-dir $ROOT/$d"
+	done
+	for list in "$ROOT"/*/klpc-convert.list "$ROOT"/*/*/klpc-convert.list; do
+		[ -f "$list" ] || continue
+		dir=$(dirname "$list")
+		sed 's/#.*//' "$list" | while read -r mod args; do
+			[ -n "$mod" ] || continue
+			# shellcheck disable=SC2086 # options are words
+			convert_one "$dir/$mod.ko" $args
+		done
+	done
+}
+
+main "$@"
