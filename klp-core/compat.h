@@ -5,8 +5,10 @@
  * klpc builds from one source for Debian 12's 6.1 and Debian's 6.12.  Its
  * files are written against the newer interfaces, as upstream's livepatch
  * of 6.12 is; this file, and only this file, maps them onto 6.1's.  Each
- * section names the release that changed the interface.  Any file of klpc
- * (the core, the test modules) includes it for the concerns it has.
+ * section names the release that changed the interface; Kbuild probes the
+ * headers for the change (KLPC_HAVE_*) rather than trusting the version,
+ * as distribution kernels backport.  Any file of klpc (the core, the test
+ * modules) includes it for the concerns it has.
  */
 #ifndef _KLPC_COMPAT_H
 #define _KLPC_COMPAT_H
@@ -14,7 +16,6 @@
 #include <linux/ftrace.h>
 #include <linux/module.h>
 #include <linux/string.h>
-#include <linux/version.h>
 
 /*
  * ftrace: klpc redirects a call by setting the instruction pointer in the
@@ -37,7 +38,7 @@
  * a direct call is an ftrace_ops whose filter holds the address,
  * register_ftrace_direct(ops, addr).  @ops is unused on 6.1.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#ifdef KLPC_HAVE_DIRECT_OPS
 static inline int klpc_direct_attach(struct ftrace_ops *ops, unsigned long ip,
 				     unsigned long addr)
 {
@@ -80,7 +81,7 @@ static inline void klpc_direct_detach(struct ftrace_ops *ops,
 typedef int (*klpc_module_sym_fn)(void *data, const char *name,
 				  unsigned long addr);
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#ifdef KLPC_HAVE_KALLSYMS_MODNAME
 typedef int (*klpc_module_kallsyms_t)(const char *modname,
 				      klpc_module_sym_fn fn, void *data);
 

@@ -89,8 +89,9 @@ main() {
 	newest:*)
 		kver=$(newest_kver "${T_HEADERS#newest:}")
 		if [ -z "$kver" ]; then
-			[ "${1:-}" != --no-install ] && is_root ||
+			if [ "${1:-}" = --no-install ] || ! is_root; then
 				die "no package matches '${T_HEADERS#newest:}' (run 'apt-get update' as root?)"
+			fi
 			apt_update
 			kver=$(newest_kver "${T_HEADERS#newest:}")
 			[ -n "$kver" ] || die "no package matches '${T_HEADERS#newest:}' in apt's lists"

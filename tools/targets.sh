@@ -21,6 +21,7 @@
 
 KLPC_TARGETS='bookworm bookworm-6.12'
 
+# shellcheck disable=SC2034 # the T_* are read by the scripts that source this
 target_load() {
 	KLPC_TARGET=${KLPC_TARGET:-bookworm}
 	case $KLPC_TARGET in
