@@ -31,20 +31,31 @@
 # the cache; vm-* build it when needed); KDIR is its tree and vm-* boot it,
 # e.g. make vm-test KERNEL=debug. See vm/run.sh for the KLPC_* variables.
 
+#
+# TARGET= picks the target kernel for every target above (tools/targets.sh
+# holds what differs): bookworm (default), Debian 12's 6.1; bookworm-6.12,
+# Debian 12's own 6.12 from bookworm-security. Outputs of one target are
+# cleaned before another's build (build/kbuild-kdir).
+
+TARGET ?= bookworm
+export KLPC_TARGET := $(TARGET)
 KERNEL ?= stock
 ifeq ($(KERNEL),debug)
+ifneq ($(TARGET),bookworm)
+$(error KERNEL=debug: the debug kernel is built from linux-source-6.1: TARGET=bookworm only)
+endif
 KDIR ?= $(shell vm/debug-kernel.sh --path)
 VM_ENV = KLPC_DEBUG=1 KLPC_KERNEL='$(KDIR)/arch/x86/boot/bzImage'
 else ifeq ($(KERNEL),stock)
-KDIR ?= $(shell tools/kdir.sh)
+KDIR ?= $(shell KLPC_TARGET='$(TARGET)' tools/kdir.sh)
 VM_ENV =
 else
 $(error KERNEL=$(KERNEL): use KERNEL=stock or KERNEL=debug)
 endif
 # clean must not install anything: use KDIR only if it exists already.
-CLEAN_KDIR = $(if $(filter file,$(origin KDIR)),$(shell tools/kdir.sh --no-install 2>/dev/null),$(KDIR))
+CLEAN_KDIR = $(if $(filter file,$(origin KDIR)),$(shell KLPC_TARGET='$(TARGET)' tools/kdir.sh --no-install 2>/dev/null),$(KDIR))
 
-.PHONY: install-tools all modules clean check debug-kernel deb vm-pkg-test vm-demo vm-test vm-bench vm-shell vm-try vm-check-patch patch
+.PHONY: target-default install-tools all modules clean check debug-kernel deb vm-pkg-test vm-demo vm-test vm-bench vm-shell vm-try vm-check-patch patch
 
 all: modules
 
@@ -53,7 +64,7 @@ all: modules
 # stock, then debug, or a KDIR= override), they are cleaned first.
 modules: tests/bin/klpc-hammer tests/bin/klpc-tasks bench/bin/klpc-bench-tool bench/bin/klpc-lat \
 		klp-convert/klpc-convert
-	@kdir='$(KDIR)'; [ -n "$$kdir" ] || exit 1; \
+	@kdir='$(KDIR)'; [ -n "$$kdir" ] || { echo "TARGET=$(TARGET): no kernel build tree" >&2; exit 1; }; \
 	[ -f "$$kdir/Makefile" ] || { echo "KDIR=$$kdir: not a kernel build tree" >&2; exit 1; }; \
 	if [ "$$(cat build/kbuild-kdir 2>/dev/null)" != "$$kdir" ]; then \
 		[ ! -f build/kbuild-kdir ] || echo "klpc: modules were built against $$(cat build/kbuild-kdir): cleaning"; \
@@ -122,13 +133,13 @@ debug-kernel:
 	@tools/deps.sh debug
 	@vm/debug-kernel.sh
 
-deb:
+deb: target-default
 	@tools/deps.sh deb
 	@tools/deb.sh
 
 # the packages' guest test: Debian's kernel only (its headers are what the
 # guest's DKMS builds against)
-vm-pkg-test:
+vm-pkg-test: target-default
 ifneq ($(KERNEL),stock)
 	$(error vm-pkg-test boots Debian's kernel: use KERNEL=stock)
 endif
@@ -136,6 +147,11 @@ endif
 	@$(MAKE) --no-print-directory modules
 	@KLPC_KDIR='$(KDIR)' vm/pkg-test.sh
 
+# the packages are for Debian 12's 6.1 (DKMS against linux-headers-amd64)
+target-default:
+ifneq ($(TARGET),bookworm)
+	$(error $(MAKECMDGOALS): the packages are tested on Debian 12's 6.1: TARGET=bookworm only)
+endif
 
 vm-try: override VM_ENV += KLPC_TRY_PATCH='$(abspath $(PATCH))' \
 	$(if $(SCRIPT),KLPC_TRY_SCRIPT='$(abspath $(SCRIPT))')

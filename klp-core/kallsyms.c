@@ -117,12 +117,11 @@ static int klpc_vmlinux_match(void *data, unsigned long addr)
 	return 0;
 }
 
-static int klpc_module_match(void *data, const char *name,
-			     struct module *mod, unsigned long addr)
+static int klpc_module_match(void *data, const char *name, unsigned long addr)
 {
 	struct klpc_find_arg *args = data;
 
-	if (!mod || strcmp(mod->name, args->objname) || strcmp(name, args->name))
+	if (strcmp(name, args->name))
 		return 0;
 	klpc_find_record(args, addr);
 	return 0;
@@ -172,7 +171,9 @@ int klpc_find_symbol(const char *objname, const char *name,
 	int ret;
 
 	if (objname) {
-		klpc_ksyms.module_on_each_symbol(klpc_module_match, &args);
+		klpc_module_kallsyms_on_each_symbol(klpc_ksyms.module_on_each_symbol,
+						    objname, klpc_module_match,
+						    &args);
 	} else {
 		klpc_ksyms.on_each_match_symbol(klpc_vmlinux_match, name,
 						&args);
@@ -209,7 +210,6 @@ unsigned long klpc_symbol_count(const char *objname, const char *name)
 }
 
 struct klpc_batch_arg {
-	struct module *mod;
 	struct klpc_sym_query **buckets;
 	unsigned int bits;
 	unsigned int seen;
@@ -220,20 +220,18 @@ static u32 klpc_name_hash(const char *name, unsigned int bits)
 	return hash_32(hashlen_hash(hashlen_string(NULL, name)), bits);
 }
 
-static int klpc_batch_match(void *data, const char *name, struct module *mod,
-			    unsigned long addr)
+static int klpc_batch_match(void *data, const char *name, unsigned long addr)
 {
 	struct klpc_batch_arg *a = data;
 	struct klpc_sym_query *q;
 
 	/*
 	 * The walk holds module_mutex and may sleep, but has no resched
-	 * point: over every module's symbols it held a CPU ~20 ms under TCG.
+	 * point: over every module's symbols (6.1 walks them all) it held a
+	 * CPU ~20 ms under TCG.
 	 */
 	if (!(++a->seen % 64))
 		cond_resched();
-	if (mod != a->mod)
-		return 0;
 	for (q = a->buckets[klpc_name_hash(name, a->bits)]; q; q = q->next) {
 		if (strcmp(q->name, name))
 			continue;
@@ -260,7 +258,7 @@ static int klpc_batch_match(void *data, const char *name, struct module *mod,
 int klpc_find_module_symbols(struct module *mod, struct klpc_sym_query *q,
 			     unsigned int nr)
 {
-	struct klpc_batch_arg a = { .mod = mod };
+	struct klpc_batch_arg a = { };
 	unsigned int i;
 	u32 h;
 
@@ -273,7 +271,8 @@ int klpc_find_module_symbols(struct module *mod, struct klpc_sym_query *q,
 		q[i].next = a.buckets[h];
 		a.buckets[h] = &q[i];
 	}
-	klpc_ksyms.module_on_each_symbol(klpc_batch_match, &a);
+	klpc_module_kallsyms_on_each_symbol(klpc_ksyms.module_on_each_symbol,
+					    mod->name, klpc_batch_match, &a);
 	kvfree(a.buckets);
 	return 0;
 }

@@ -5,6 +5,8 @@
 #include <linux/elf.h>
 #include <linux/types.h>
 
+#include "compat.h"
+
 struct callback_head;
 struct module;
 struct mutex;
@@ -20,10 +22,7 @@ struct klpc_kernel_syms {
 	unsigned long (*lookup_name)(const char *name);
 	int (*on_each_match_symbol)(int (*fn)(void *data, unsigned long addr),
 				    const char *name, void *data);
-	int (*module_on_each_symbol)(int (*fn)(void *data, const char *name,
-					       struct module *mod,
-					       unsigned long addr),
-				     void *data);
+	klpc_module_kallsyms_t module_on_each_symbol;
 	int (*lookup_size_offset)(unsigned long addr, unsigned long *size,
 				  unsigned long *offset);
 	unsigned long (*ftrace_location)(unsigned long ip);

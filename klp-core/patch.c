@@ -23,6 +23,7 @@
 #include <linux/rculist.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "core.h"
 #include "kallsyms.h"
 #include "patch.h"
@@ -132,7 +133,7 @@ static void notrace klpc_ftrace_handler(unsigned long ip,
 	if (func->nop)
 		goto unlock;
 
-	ftrace_instruction_pointer_set(fregs, (unsigned long)func->new_func);
+	ftrace_regs_set_instruction_pointer(fregs, (unsigned long)func->new_func);
 unlock:
 	preempt_enable_notrace();
 }

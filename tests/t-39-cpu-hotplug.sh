@@ -30,8 +30,15 @@ cleanup() {
 possible=$(cat /sys/devices/system/cpu/possible)
 online=$(cat /sys/devices/system/cpu/online)
 info "possible CPUs $possible, online $online"
-[ "$(count_cpus "$possible")" -gt "$(count_cpus "$online")" ] ||
-	die "needs more possible than online CPUs (boot with maxcpus=, e.g. KLPC_SMP=2,maxcpus=3): possible $possible, online $online"
+if [ "$(count_cpus "$possible")" -le "$(count_cpus "$online")" ]; then
+	# 6.12's x86 topology code counts as possible only the CPUs the
+	# firmware marks enabled or online-capable; QEMU 7.2's hot-plug
+	# slots are neither, so -smp 2,maxcpus=3 gives 2 possible CPUs there.
+	case $(uname -r) in
+	6.1.*) die "needs more possible than online CPUs (boot with maxcpus=, e.g. KLPC_SMP=2,maxcpus=3): possible $possible, online $online" ;;
+	*) skip "kernel $(uname -r) counts no QEMU hot-plug slot as a possible CPU (possible $possible, online $online): no offline CPU's idle task to test" ;;
+	esac
+fi
 [ -w "$CPU1" ] || die "cpu1 cannot be taken offline ($CPU1)"
 assert_file_eq "$CPU1" 1
 trap cleanup EXIT

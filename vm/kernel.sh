@@ -7,9 +7,11 @@ set -eu
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../tools/lib.sh"
 
-# image_version KVER: the Debian version to fetch, the headers' one if known.
+# image_version KVER: the Debian version to fetch, the headers' one if known
+# (installed, or unpacked into the cache by tools/kdir.sh).
 image_version() {
-	dpkg-query -W -f='${Version}' "linux-headers-$1" 2>/dev/null || true
+	dpkg-query -W -f='${Version}' "linux-headers-$1" 2>/dev/null ||
+		cat "$KLPC_CACHE/headers/$1/version" 2>/dev/null || true
 }
 
 download_image() {

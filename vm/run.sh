@@ -124,13 +124,14 @@ add_try() {
 	fi
 }
 
-# add_signed STAGE: klpc-sample.ko signed by 'cli/klpc sign' with Debian's
-# sign-file and a throwaway key (made once in build/test-key; the guest
-# kernel does not trust it), in /klpc/signed, for the signature tests.
+# add_signed STAGE: klpc-sample.ko signed by 'cli/klpc sign' with the
+# sign-file of KLPC_KDIR (Debian's linux-kbuild for that kernel) and a
+# throwaway key (made once in build/test-key; the guest kernel does not
+# trust it), in /klpc/signed, for the signature tests.
 # Skipped without openssl or sign-file (those tests then skip).
 add_signed() {
-	local key=$ROOT/build/test-key
-	if ! command -v openssl >/dev/null || [ ! -x /usr/lib/linux-kbuild-6.1/scripts/sign-file ]; then
+	local key=$ROOT/build/test-key sign_file=${KLPC_KDIR:-}/scripts/sign-file
+	if ! command -v openssl >/dev/null || [ ! -x "$sign_file" ]; then
 		msg "no openssl or sign-file: no signed sample in the guest"
 		return 0
 	fi
@@ -144,7 +145,7 @@ add_signed() {
 	fi
 	mkdir -p "$1/klpc/signed"
 	cp "$ROOT/sample-patches/klpc-sample.ko" "$1/klpc/signed/"
-	KLPC_LOG=0 "$ROOT/cli/klpc" sign "$1/klpc/signed/klpc-sample.ko" \
+	KLPC_LOG=0 KLPC_SIGN_FILE=$sign_file "$ROOT/cli/klpc" sign "$1/klpc/signed/klpc-sample.ko" \
 		--key "$key/key.pem" --cert "$key/cert.der" >/dev/null ||
 		die "cli/klpc sign failed on the signed sample"
 }

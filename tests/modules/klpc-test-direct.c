@@ -4,7 +4,8 @@
  *
  *	insmod klpc-test-direct.ko func=cmdline_proc_show
  *
- * attaches a trampoline to the entry of func with register_ftrace_direct(),
+ * attaches a trampoline to the entry of func with register_ftrace_direct()
+ * (klpc_direct_attach(), klp-core/compat.h),
  * the way a BPF fentry, fexit or fmod_ret program has its trampoline
  * attached.  A BPF trampoline that calls the traced function (fexit,
  * fmod_ret) calls its body at the address fixed when the trampoline was
@@ -29,6 +30,7 @@
 #include <asm/ibt.h>
 
 #include "klpc-test-direct.h"
+#include "../../klp-core/compat.h"
 
 static char *func = "cmdline_proc_show";
 module_param(func, charp, 0444);
@@ -47,6 +49,9 @@ static const struct kernel_param_ops hits_ops = {
 
 module_param_cb(hits, &hits_ops, NULL, 0444);
 MODULE_PARM_DESC(hits, "calls of func through the trampoline (read only)");
+
+/* the direct call's ftrace_ops (on kernels that attach it through one) */
+static struct ftrace_ops klpc_direct_ops;
 
 /* func's ftrace location (its fentry call) and the code right after it */
 static unsigned long klpc_direct_site;
@@ -130,8 +135,8 @@ static int __init klpc_direct_init(void)
 	ret = klpc_direct_find_site();
 	if (ret)
 		return ret;
-	ret = register_ftrace_direct(klpc_direct_site,
-				     (unsigned long)klpc_direct_tramp);
+	ret = klpc_direct_attach(&klpc_direct_ops, klpc_direct_site,
+				 (unsigned long)klpc_direct_tramp);
 	if (ret) {
 		pr_err("cannot attach a direct call to '%s' (%d)\n", func, ret);
 		return ret;
@@ -143,8 +148,8 @@ static int __init klpc_direct_init(void)
 /* unregister_ftrace_direct() waits until no task can be in the trampoline */
 static void __exit klpc_direct_exit(void)
 {
-	unregister_ftrace_direct(klpc_direct_site,
-				 (unsigned long)klpc_direct_tramp);
+	klpc_direct_detach(&klpc_direct_ops, klpc_direct_site,
+			   (unsigned long)klpc_direct_tramp);
 }
 
 module_init(klpc_direct_init);

@@ -1,0 +1,45 @@
+# shellcheck shell=sh
+# The target kernels (make TARGET=, KLPC_TARGET in the scripts): every fact
+# that differs between them is here, and only here. Sourced by tools/lib.sh.
+#
+#   bookworm       Debian 12's 6.1: the host's linux-headers-amd64, installed
+#                  with apt-get as before; the guest boots its image.
+#   bookworm-6.12  Debian 12's own 6.12 (bookworm-security's linux-6.12):
+#                  the newest linux-headers-6.12.*+deb12-amd64 that apt
+#                  knows, unpacked into KLPC_CACHE/headers (its Depends
+#                  would install a kernel image on the host, so it is never
+#                  installed); the guest boots the matching image.
+#
+# target_load sets, for KLPC_TARGET (default bookworm):
+#   T_HEADERS  'meta:PKG' (the installed metapackage PKG names the release)
+#              or 'newest:REGEX' (the newest package whose name matches)
+#   T_SUITE    the Debian suite of the guest root
+#   T_CC       the compiler the kernel was built with; the headers'
+#              CONFIG_CC_VERSION_TEXT must name it, as the host has it
+#   T_PKGS     host packages the unpacked headers need (what their kbuild
+#              package depends on that a build host may lack)
+
+KLPC_TARGETS='bookworm bookworm-6.12'
+
+# shellcheck disable=SC2034 # the T_* are read by the scripts that source this
+target_load() {
+	KLPC_TARGET=${KLPC_TARGET:-bookworm}
+	case $KLPC_TARGET in
+	bookworm)
+		T_HEADERS=meta:linux-headers-amd64
+		T_SUITE=bookworm
+		T_CC=gcc-12
+		T_PKGS=
+		;;
+	bookworm-6.12)
+		T_HEADERS='newest:^linux-headers-6\.12\.[0-9]+\+deb12-amd64$'
+		T_SUITE=bookworm
+		T_CC=gcc-12
+		# module BTF: 6.12's headers carry vmlinux, kbuild runs pahole
+		T_PKGS=pahole
+		;;
+	*)
+		die "TARGET=$KLPC_TARGET: use one of: $KLPC_TARGETS"
+		;;
+	esac
+}
