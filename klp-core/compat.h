@@ -127,4 +127,50 @@ klpc_module_kallsyms_on_each_symbol(klpc_module_kallsyms_t walk,
 }
 #endif
 
+/*
+ * module memory: since 6.4 a module's memory is one region per kind,
+ * mod->mem[MOD_TEXT, MOD_DATA, MOD_RODATA, ...]; 6.1 has one core_layout
+ * (text, read-only data, ro_after_init, data, in that order) and one
+ * init_layout.  klpc asks two things of it (reloc.c, record.c): is a
+ * range in the module's core memory, which stays until the module goes,
+ * and where is its read-only data.
+ */
+#ifdef KLPC_HAVE_MODULE_MEM
+static inline bool klpc_module_core_has(const struct module *mod,
+					unsigned long start, unsigned long size)
+{
+	for_class_mod_mem_type(type, core) {
+		unsigned long base = (unsigned long)mod->mem[type].base;
+
+		if (start >= base && size <= mod->mem[type].size &&
+		    start - base <= mod->mem[type].size - size)
+			return true;
+	}
+	return false;
+}
+
+static inline void klpc_module_rodata(const struct module *mod,
+				      const void **start, const void **end)
+{
+	*start = mod->mem[MOD_RODATA].base;
+	*end = *start + mod->mem[MOD_RODATA].size;
+}
+#else
+static inline bool klpc_module_core_has(const struct module *mod,
+					unsigned long start, unsigned long size)
+{
+	unsigned long base = (unsigned long)mod->core_layout.base;
+
+	return start >= base && size <= mod->core_layout.size &&
+	       start - base <= mod->core_layout.size - size;
+}
+
+static inline void klpc_module_rodata(const struct module *mod,
+				      const void **start, const void **end)
+{
+	*start = mod->core_layout.base + mod->core_layout.text_size;
+	*end = mod->core_layout.base + mod->core_layout.ro_size;
+}
+#endif
+
 #endif /* _KLPC_COMPAT_H */

@@ -202,7 +202,9 @@ unsigned long klpc_symbol_count(const char *objname, const char *name)
 	struct klpc_find_arg args = { .objname = objname, .name = name };
 
 	if (objname && strcmp(objname, "vmlinux"))
-		klpc_ksyms.module_on_each_symbol(klpc_module_match, &args);
+		klpc_module_kallsyms_on_each_symbol(klpc_ksyms.module_on_each_symbol,
+						    objname, klpc_module_match,
+						    &args);
 	else
 		klpc_ksyms.on_each_match_symbol(klpc_vmlinux_match, name,
 						&args);

@@ -21,6 +21,7 @@
 
 #include <klpc-record.h>
 
+#include "compat.h"
 #include "core.h"
 #include "elf.h"
 #include "kallsyms.h"
@@ -183,10 +184,10 @@ static const u8 *klpc_vmlinux_build_id(unsigned int *len)
  */
 static const u8 *klpc_module_build_id(struct module *mod, unsigned int *len)
 {
-	const void *base = mod->core_layout.base;
+	const void *start, *end;
 
-	return klpc_find_build_id(base + mod->core_layout.text_size,
-				  base + mod->core_layout.ro_size, len);
+	klpc_module_rodata(mod, &start, &end);
+	return klpc_find_build_id(start, end, len);
 }
 
 static int klpc_check_build_id(struct klpc_patch *patch,

@@ -29,6 +29,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "compat.h"
 #include "core.h"
 #include "elf.h"
 #include "kallsyms.h"
@@ -184,10 +185,7 @@ static int klpc_section_error(const struct klpc_elf *elf, const char *obj,
 
 static bool klpc_within_core(struct module *mod, const struct elf64_shdr *s)
 {
-	unsigned long base = (unsigned long)mod->core_layout.base;
-
-	return s->sh_addr >= base && s->sh_size <= mod->core_layout.size &&
-	       s->sh_addr - base <= mod->core_layout.size - s->sh_size;
+	return klpc_module_core_has(mod, s->sh_addr, s->sh_size);
 }
 
 /*
