@@ -21,7 +21,10 @@ STAMPS=$ROOT/build/convert
 vmlinux_args() {
 	if [ -n "${KLPC_VMLINUX_ID:-}" ]; then
 		echo "--vmlinux-id $KLPC_VMLINUX_ID"
-	elif [ -f "$KLPC_KDIR/vmlinux" ]; then
+	elif [ -f "$KLPC_KDIR/vmlinux" ] &&
+		readelf -SW "$KLPC_KDIR/vmlinux" | grep -q ' \.text '; then
+		# a whole vmlinux (the debug kernel's), not the BTF-only
+		# one that 6.12's headers package ships
 		echo "--vmlinux $KLPC_KDIR/vmlinux"
 	else
 		echo "--vmlinux-id $("$ROOT/klp-convert/klpc-build-id" "$("$ROOT/vm/kernel.sh")")"
