@@ -27,7 +27,9 @@ vmlinux_args() {
 		# one that 6.12's headers package ships
 		echo "--vmlinux $KLPC_KDIR/vmlinux"
 	else
-		echo "--vmlinux-id $("$ROOT/klp-convert/klpc-build-id" "$("$ROOT/vm/kernel.sh")")"
+		id=$("$ROOT/klp-convert/klpc-build-id" "$("$ROOT/vm/kernel.sh")") ||
+			die "no build ID for the guest's kernel: set KLPC_VMLINUX_ID"
+		echo "--vmlinux-id $id"
 	fi
 }
 
@@ -38,7 +40,7 @@ convert_one() {
 	stamp=$STAMPS/$(echo "${ko#"$ROOT"/}" | tr / _).stamp
 	[ -f "$ko" ] || die "$ko: listed in klpc-convert.list, not built"
 	[ -n "$(find "$stamp" -newer "$ko" 2>/dev/null)" ] && return 0
-	[ -n "$VMLINUX_ARGS" ] || VMLINUX_ARGS=$(vmlinux_args)
+	[ -n "$VMLINUX_ARGS" ] || VMLINUX_ARGS=$(vmlinux_args) || exit 1
 	echo "  KLPC-CONVERT ${ko#"$ROOT"/}"
 	# shellcheck disable=SC2086 # options are words
 	"$TOOL" -s "$KLPC_KDIR/Module.symvers" -s "$ROOT/Module.symvers" \

@@ -36,7 +36,7 @@ target_load() {
 		T_SUITE=bookworm
 		T_CC=gcc-12
 		# module BTF: 6.12's headers carry vmlinux, kbuild runs pahole
-		T_PKGS=pahole
+		T_PKGS="pahole zstd"
 		;;
 	*)
 		die "TARGET=$KLPC_TARGET: use one of: $KLPC_TARGETS"
