@@ -63,7 +63,7 @@ all: modules
 # records the tree they were built against; against another tree (KERNEL=
 # stock, then debug, or a KDIR= override), they are cleaned first.
 modules: tests/bin/klpc-hammer tests/bin/klpc-tasks bench/bin/klpc-bench-tool bench/bin/klpc-lat \
-		klp-convert/klpc-convert
+		klp-convert/klpc-convert klp-build/compare/klpc-compare klp-build/emit/klpc-emit
 	@kdir='$(KDIR)'; [ -n "$$kdir" ] || { echo "TARGET=$(TARGET): no kernel build tree" >&2; exit 1; }; \
 	[ -f "$$kdir/Makefile" ] || { echo "KDIR=$$kdir: not a kernel build tree" >&2; exit 1; }; \
 	if [ "$$(cat build/kbuild-kdir 2>/dev/null)" != "$$kdir" ]; then \
@@ -80,6 +80,21 @@ KLPC_CONVERT_SRC = $(wildcard klp-convert/*.c)
 klp-convert/klpc-convert: $(KLPC_CONVERT_SRC) $(wildcard klp-convert/*.h) include/klpc-record.h
 	@tools/deps.sh build
 	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $@ $(KLPC_CONVERT_SRC) -lelf
+
+# klpc-emit: klpc build's cut-down objects of the changed units
+# (klp-build/emit/), over klp-convert's ELF reading and writing
+KLPC_EMIT_SRC = $(wildcard klp-build/emit/*.c) klp-convert/elf-file.c \
+	klp-convert/elf-write.c klp-convert/elf-renumber.c klp-convert/util.c
+klp-build/emit/klpc-emit: $(KLPC_EMIT_SRC) $(wildcard klp-build/emit/*.h) klp-convert/elf-file.h
+	@tools/deps.sh build
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $@ $(KLPC_EMIT_SRC) -lelf
+
+# klpc-compare: klpc build's comparison of a unit's objects before and
+# after a diff (klp-build/compare/), over klp-convert's ELF reading
+KLPC_COMPARE_SRC = $(wildcard klp-build/compare/*.c) klp-convert/elf-file.c klp-convert/util.c
+klp-build/compare/klpc-compare: $(KLPC_COMPARE_SRC) $(wildcard klp-build/compare/*.h) klp-convert/elf-file.h
+	@tools/deps.sh build
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $@ $(KLPC_COMPARE_SRC) -lelf
 
 # a static user-space load generator for the guest tests
 tests/bin/klpc-hammer: tests/tools/klpc-hammer.c
@@ -105,7 +120,8 @@ clean:
 	@kdir='$(CLEAN_KDIR)'; \
 	if [ -n "$$kdir" ] && [ -d "$$kdir" ]; then \
 		$(MAKE) -C "$$kdir" M='$(CURDIR)' clean; fi
-	rm -rf build tests/bin bench/bin klp-convert/klpc-convert
+	rm -rf build tests/bin bench/bin tests/fixes/out klp-convert/klpc-convert klp-build/compare/klpc-compare \
+		klp-build/emit/klpc-emit
 
 check:
 	@KLPC_KDIR='$(KDIR)' tools/check.sh
@@ -166,4 +182,10 @@ ifeq ($(KERNEL),debug)
 	@vm/debug-kernel.sh >/dev/null
 endif
 	@$(MAKE) --no-print-directory modules
+# klpc build's test patches (t-97): for Debian's kernel only
+ifneq ($(KERNEL),debug)
+	@$(if $(filter test,$*),KLPC_KDIR='$(KDIR)' KLPC_FILTER='$(FILTER)' tools/build-patches.sh)
+else
+	@rm -rf tests/fixes/out
+endif
 	@KLPC_KDIR='$(KDIR)' KLPC_FILTER='$(FILTER)' KLPC_SHARDS='$(SHARDS)' $(VM_ENV) vm/run.sh $*

@@ -20,11 +20,14 @@
 #include "elf-file.h"
 #include "util.h"
 
+/* the program that prints kelf_err()'s messages */
+const char *kelf_prog = "klpc-convert";
+
 void kelf_err(const char *path, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "klpc-convert: %s: ", path);
+	fprintf(stderr, "%s: %s: ", kelf_prog, path);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

@@ -32,7 +32,8 @@ struct kelf {
 	size_t strtab;		/* the symbol string table's index */
 };
 
-/* Error reporting: "klpc-convert: FILE: message" on stderr. */
+/* Error reporting: "PROG: FILE: message" on stderr (PROG: kelf_prog). */
+extern const char *kelf_prog;
 void kelf_err(const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -52,5 +53,6 @@ bool kelf_is_rela(const struct kelf_sec *s);
 
 int kelf_remove_dropped(struct kelf *k);
 int kelf_sort_symbols(struct kelf *k);
+int kelf_remove_symbols(struct kelf *k, const bool *remove);
 
 #endif /* KLPC_ELF_FILE_H */

@@ -94,6 +94,12 @@ int kelf_sort_symbols(struct kelf *k)
 	return renumber_symbols(k, NULL);
 }
 
+/* Leave out the symbols flagged in @remove (none may be referenced). */
+int kelf_remove_symbols(struct kelf *k, const bool *remove)
+{
+	return renumber_symbols(k, remove);
+}
+
 static void remap_group(struct kelf_sec *s, const size_t *map)
 {
 	Elf32_Word *w = (Elf32_Word *)s->data;

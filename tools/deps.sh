@@ -11,10 +11,10 @@ pkgs_for() {
 	case $1 in
 	build) echo make gcc libc6-dev linux-headers-amd64 libelf-dev ;;
 	check) echo make gcc libc6-dev linux-headers-amd64 libelf-dev \
-		linux-source-6.1 xz-utils perl sparse shellcheck ;;
+		linux-source-6.1 xz-utils perl sparse shellcheck patch bc ;;
 	vm) echo make gcc libc6-dev linux-headers-amd64 libelf-dev \
 		qemu-system-x86 debootstrap kmod cpio gzip util-linux gnuplot-nox \
-		openssl ;;
+		openssl linux-source-6.1 xz-utils patch bc flex bison ;;
 	# building the debug kernel (vm/debug-kernel.sh) from Debian's source
 	debug) echo make gcc libc6-dev linux-source-6.1 xz-utils flex bison bc \
 		libssl-dev libelf-dev kmod cpio ;;

@@ -313,3 +313,13 @@ cmd_symvers() {
 			printf '0x%s\t%s\tklpc\t%s\t\n' "$_crc" "$_sym" "$_type"
 		done
 }
+
+# cmd_build ARGS: klpc build, the patch generator (klp-build/klpc-build,
+# installed in $KLPC_SHARE/build/): it runs as the calling user, needs no
+# core loaded, and exits 1 on a refusal, 2 on a usage error.
+cmd_build() {
+	_kb=$KLPC_SHARE/../klp-build/klpc-build
+	[ -x "$_kb" ] || _kb=$KLPC_SHARE/build/klpc-build
+	[ -x "$_kb" ] || die "klpc build is missing ($_kb): install klpc-tools"
+	exec "$_kb" "$@"
+}

@@ -1,0 +1,137 @@
+# shellcheck shell=sh
+# klpc build, step 2: compile what the diff touches, before and after.
+#
+# In a scratch copy of the prepared tree (hard links: the copy costs a few
+# seconds, and patch(1) writes a new file for each one it changes, so the
+# cached tree is never modified), each translation unit the diff changes
+# is compiled twice, once before and once after the diff is applied, with
+# -ffunction-sections -fdata-sections: every function and object then has
+# a section of its own, so the objects can be compared function by
+# function (compare step) and a function's code taken out whole (emit
+# step). A changed header brings in every configured unit that includes
+# it, directly or through other headers.
+#
+# Sourced by klp-build/klpc-build; uses TGT_* and SRC_TREE (prepare.sh).
+
+# Past this many units a header change is refused: each unit compiles
+# twice, about 6 s each on one core of the 2-core machine this was
+# measured on, so 40 units are ~4 minutes; a header used that widely is
+# also one whose change reaches data layouts, which cannot be live-patched.
+KLPC_BUILD_MAX_UNITS=${KLPC_BUILD_MAX_UNITS:-40}
+
+# The flags every unit is compiled with, before and after.
+KLPC_BUILD_KCFLAGS='-ffunction-sections -fdata-sections'
+
+# kmake DIR TARGET...: the kernel's make in DIR, as the target was built.
+kmake() {
+	_dir=$1
+	shift
+	make -C "$_dir" -j"$JOBS" ARCH=x86 CC="$TGT_CC" \
+		KERNELRELEASE="$TGT_KVER" "$@"
+}
+
+# diff_files FIX: the files the diff changes (its "+++ b/..." names, less
+# the first component, as patch -p1 reads them), one per line.
+diff_files() {
+	sed -n 's/^+++ [^/]*\/\([^[:space:]]*\).*$/\1/p' "$1" | sort -u
+}
+
+# check_diff FIX: it applies to the target's source, and changes only C.
+check_diff() {
+	_files=$(diff_files "$1")
+	[ -n "$_files" ] || fail "$1: not a unified diff (no '+++' lines)"
+	for _f in $_files; do
+		case $_f in
+		*.c | *.h) ;;
+		*) fail "$1: changes $_f: only C sources and headers can be live-patched" ;;
+		esac
+	done
+	_out=$(patch -p1 -d "$SRC_TREE" --dry-run -f --fuzz=0 <"$1" 2>&1) ||
+		fail "$1 does not apply to the source of $TGT_KVER: $(echo "$_out" | grep -v '^checking' | head -n 3)"
+}
+
+# scratch_tree: WORK/tree, a hard-linked copy of the prepared tree.
+scratch_tree() {
+	progress "copying the prepared tree"
+	cp -al "$SRC_TREE" "$WORK/tree" || fail "cannot copy $SRC_TREE into $WORK"
+}
+
+# includers HEADER: the .c files that include HEADER by its name, directly
+# or through headers that do, to a depth of 3 (one line each).
+includers() {
+	_names=$(basename "$1")
+	_seen=$_names
+	_depth=0
+	while [ "$_depth" -lt 3 ] && [ -n "$_names" ]; do
+		_re=$(echo "$_names" | sed 's/[.]/\\./g' | paste -sd'|')
+		_hits=$(cd "$WORK/tree" && grep -rlE --include='*.[ch]' \
+			"^#[[:space:]]*include[[:space:]]*[<\"]([^>\"]*/)?($_re)[>\"]" \
+			. 2>/dev/null | sed 's|^\./||')
+		echo "$_hits" | grep '\.c$' || true
+		_names=$(echo "$_hits" | grep '\.h$' | xargs -r -n 1 basename |
+			sort -u | grep -vxF "$_seen" || true)
+		_seen=$(printf '%s\n%s\n' "$_seen" "$_names")
+		_depth=$((_depth + 1))
+	done
+}
+
+# candidate_units FIX: the object files that may change (dir/file.o).
+candidate_units() {
+	for _f in $(diff_files "$1"); do
+		case $_f in
+		*.c) echo "${_f%.c}.o" ;;
+		*.h) includers "$_f" | sed 's/\.c$/.o/' ;;
+		esac
+	done | sort -u
+}
+
+# compile_units OUTDIR UNIT...: compile the configured ones of UNITS in the
+# scratch tree (make -k: one that is not configured stops nothing) and
+# keep each object and its command in OUTDIR; prints the units built.
+compile_units() {
+	_out=$1
+	shift
+	kmake "$WORK/tree" -k KCFLAGS="$KLPC_BUILD_KCFLAGS" "$@" \
+		>>"$WORK/build.log" 2>&1 || true
+	for _u in "$@"; do
+		[ -f "$WORK/tree/$_u" ] || continue
+		mkdir -p "$_out/$(dirname "$_u")"
+		mv "$WORK/tree/$_u" "$_out/$_u"
+		_cmd=$(dirname "$_u")/.$(basename "$_u").cmd
+		cp "$WORK/tree/$_cmd" "$_out/$_u.cmd"
+		echo "$_u"
+	done
+}
+
+# build_units FIX: WORK/orig and WORK/patched hold each unit's object
+# before and after the diff; UNITS lists them.
+build_units() {
+	_cand=$(candidate_units "$1")
+	_n=$(echo "$_cand" | grep -c .)
+	[ "$_n" -le "$KLPC_BUILD_MAX_UNITS" ] ||
+		fail "$1 reaches $_n translation units (more than $KLPC_BUILD_MAX_UNITS) through the headers it changes: $(diff_files "$1" | grep '\.h$' | paste -sd' ')"
+	progress "compiling $_n unit(s) before the diff"
+	# shellcheck disable=SC2086 # a list of object names
+	UNITS=$(compile_units "$WORK/orig" $_cand)
+	[ -n "$UNITS" ] ||
+		fail "$1 changes nothing that $TGT_KVER's configuration builds"
+	patch -p1 -d "$WORK/tree" -f -s --fuzz=0 <"$1" >>"$WORK/build.log" 2>&1 ||
+		fail "$1 did not apply in the scratch tree ($WORK/build.log)"
+	progress "compiling $(echo "$UNITS" | grep -c .) unit(s) after the diff"
+	# shellcheck disable=SC2086 # a list of object names
+	_after=$(compile_units "$WORK/patched" $UNITS)
+	[ "$_after" = "$UNITS" ] ||
+		fail "the patched source does not compile: $(grep -E 'error:' "$WORK/build.log" | head -n 3)"
+	verbose "units: $(echo "$UNITS" | paste -sd' ')"
+}
+
+# unit_object UNIT: the object a unit is linked into: vmlinux, or the
+# module named by KBUILD_MODNAME when it was compiled with -DMODULE.
+unit_object() {
+	_cmd=$WORK/orig/$1.cmd
+	if grep -q -- '-DMODULE\b' "$_cmd"; then
+		sed -n 's/.*-DKBUILD_MODNAME=.\{0,2\}"\([^"\\]*\).*/\1/p' "$_cmd" | head -n 1
+	else
+		echo vmlinux
+	fi
+}

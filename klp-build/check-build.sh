@@ -1,0 +1,61 @@
+#!/bin/sh
+# Host tests of klpc build's refusals: each tests/fixes/refuse-*.patch
+# names, in its X-Klpc-Expect: line, the message klpc build must refuse
+# it with; it must exit 1 and leave no module behind. Also the refusals
+# that come before any source is touched. Needs the target's headers
+# package and linux-source (the source tree is prepared once into
+# KLPC_CACHE, as for any build).
+# Usage: klp-build/check-build.sh KVER
+# Prints one line per case and "build: N passed, N failed".
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$ROOT/klp-build/klpc-build
+PASSED=0
+FAILED=0
+
+result() {
+	if [ "$1" = ok ]; then
+		PASSED=$((PASSED + 1))
+		echo "ok: $2"
+	else
+		FAILED=$((FAILED + 1))
+		echo "FAIL: $2: $3"
+	fi
+}
+
+# refused NAME STATUS PATTERN ARGS...: klpc build ARGS exits STATUS,
+# says PATTERN, and leaves no module at its -o.
+refused() {
+	_name=$1 _want=$2 _pat=$3
+	shift 3
+	_out=$TMP/$_name.ko
+	_st=0
+	_msg=$("$BUILD" -o "$_out" "$@" 2>&1) || _st=$?
+	if [ "$_st" != "$_want" ]; then
+		result fail "$_name" "exit $_st, expected $_want: $(echo "$_msg" | tail -n 2)"
+	elif ! echo "$_msg" | grep -q -- "$_pat"; then
+		result fail "$_name" "'$(echo "$_msg" | tail -n 2)' does not say '$_pat'"
+	elif [ -e "$_out" ]; then
+		result fail "$_name" "a module was left at $_out"
+	else
+		result ok "$_name"
+	fi
+}
+
+main() {
+	[ $# -eq 1 ] || { echo "usage: $0 KVER" >&2; exit 2; }
+	TMP=$(mktemp -d)
+	trap 'rm -rf "$TMP"' EXIT
+	refused usage 2 'usage\|klpc-build' -k "$1"
+	refused no-headers 1 'no headers for 0.0.0-none' -k 0.0.0-none \
+		"$ROOT/tests/fixes/cmdline.patch"
+	refused no-diff 1 'no such file' -k "$1" "$TMP/none.patch"
+	for fix in "$ROOT"/tests/fixes/refuse-*.patch; do
+		refused "$(basename "$fix" .patch)" 1 \
+			"$(sed -n 's/^X-Klpc-Expect: //p' "$fix")" -k "$1" "$fix"
+	done
+	echo "build: $PASSED passed, $FAILED failed"
+	[ "$FAILED" -eq 0 ]
+}
+
+main "$@"

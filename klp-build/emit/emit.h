@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * emit.h - klpc build's emit step: a unit's patched object cut down to the
+ * code a live patch carries
+ *
+ * What is kept: the functions the comparison named (changed, copied, new),
+ * the new data, and what their code needs that the running kernel does
+ * not have: read-only data and strings (copied), the entries of the
+ * special sections (exception table, alternatives, ORC, ...) that belong
+ * to kept code.  What their code uses that the kernel has (an unchanged
+ * function, existing writable data) becomes an undefined symbol of the
+ * kernel's name, which klpc-convert then turns into a livepatch
+ * relocation when the kernel does not export it.
+ */
+#ifndef KLPC_EMIT_H
+#define KLPC_EMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../../klp-convert/elf-file.h"
+
+/* what happens to a symbol of the patched object */
+enum emit_fate {
+	EMIT_DROP,	/* neither kept nor used */
+	EMIT_KEEP,	/* its section is carried */
+	EMIT_EXTERN,	/* the kernel's: an undefined reference */
+};
+
+/**
+ * struct emit - one unit being cut down
+ * @elf:	the patched object, edited in place
+ * @keep:	per section: carried in the output
+ * @fate:	per symbol
+ * @kname:	per symbol: its name in the running kernel (a twin's), or NULL
+ *		for its own
+ * @patched:	per symbol: the comparison said "changed" (klpc redirects the
+ *		kernel's function to this one)
+ * @nsyms:	the symbol count (of the arrays above)
+ * @changed:	set by emit_closure() when anything new was kept
+ */
+struct emit {
+	struct kelf elf;
+	bool *keep;
+	enum emit_fate *fate;
+	char **kname;
+	bool *patched;
+	size_t nsyms;
+	bool changed;
+};
+
+int emit_err(struct emit *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* closure.c */
+int emit_keep_symbol(struct emit *e, size_t sym);
+int emit_reach(struct emit *e, const Elf64_Rela *r, size_t from);
+int emit_closure(struct emit *e);
+size_t emit_sym_at(const struct emit *e, size_t sec, long long off);
+
+/* special.c */
+bool emit_is_special(const char *name);
+bool emit_entry_kept(const struct emit *e, size_t sec, size_t size, size_t i);
+int emit_special_sections(struct emit *e);
+int emit_filter_special(struct emit *e);
+
+/* output.c */
+int emit_output(struct emit *e, const char *prefix, const char *path);
+
+#endif /* KLPC_EMIT_H */

@@ -1,0 +1,124 @@
+# shellcheck shell=sh
+# klpc build, step 1: the target kernel, and a source tree that matches it.
+#
+# The target is a Debian kernel whose headers package is installed
+# (linux-headers-KVER): its .config, Module.symvers and package version.
+# The source is Debian's linux-source-X.Y of exactly that version, and the
+# compiler the one CONFIG_CC_VERSION_TEXT names: anything else could
+# compile a function into other code than the running one, and the patch
+# would then replace more, or less, than the diff says. The tree is
+# unpacked, configured and prepared once per kernel build into
+# $KLPC_CACHE/build/KVER/ and reused; each build works in a scratch copy
+# of it (build-units.sh).
+#
+# Sourced by klp-build/klpc-build; sets TGT_* and SRC_* variables.
+
+# target_facts KVER: TGT_KVER, TGT_KDIR, TGT_PKGVER, TGT_SERIES ("6.1"),
+# TGT_CC (the compiler's command) and TGT_CC_TEXT (its version line).
+target_facts() {
+	TGT_KVER=$1
+	TGT_KDIR=/usr/src/linux-headers-$TGT_KVER
+	[ -f "$TGT_KDIR/.config" ] || TGT_KDIR=/lib/modules/$TGT_KVER/build
+	if [ ! -f "$TGT_KDIR/.config" ] || [ ! -f "$TGT_KDIR/Module.symvers" ]; then
+		fail "no headers for $TGT_KVER: apt-get install linux-headers-$TGT_KVER"
+	fi
+	TGT_PKGVER=$(dpkg-query -W -f='${Version}' "linux-headers-$TGT_KVER" 2>/dev/null) ||
+		fail "linux-headers-$TGT_KVER is not an installed package: klpc build needs Debian's headers"
+	TGT_SERIES=$(echo "$TGT_KVER" | sed -n 's/^\([0-9]*\.[0-9]*\)[.+-].*$/\1/p')
+	[ -n "$TGT_SERIES" ] || fail "cannot read a kernel series from '$TGT_KVER'"
+	TGT_CC_TEXT=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$TGT_KDIR/.config")
+	[ -n "$TGT_CC_TEXT" ] || fail "$TGT_KDIR/.config has no CONFIG_CC_VERSION_TEXT"
+	TGT_CC=${TGT_CC_TEXT%% *}
+}
+
+# check_compiler: the compiler that built the target, and no other.
+check_compiler() {
+	command -v "$TGT_CC" >/dev/null 2>&1 ||
+		fail "$TGT_KVER was built with '$TGT_CC_TEXT': install $TGT_CC (apt-get install $TGT_CC)"
+	_have=$("$TGT_CC" --version 2>/dev/null | head -n 1)
+	[ "$_have" = "$TGT_CC_TEXT" ] ||
+		fail "$TGT_KVER was built with '$TGT_CC_TEXT', but $TGT_CC is '$_have': install that exact version"
+}
+
+# source_tarball: SRC_TARBALL, the source of the target's exact version
+# (--source TARBALL, or Debian's linux-source-X.Y package).
+source_tarball() {
+	if [ -n "${OPT_SOURCE:-}" ]; then
+		SRC_TARBALL=$OPT_SOURCE
+		[ -f "$SRC_TARBALL" ] || fail "--source $SRC_TARBALL: no such file"
+		return 0
+	fi
+	_pkg=linux-source-$TGT_SERIES
+	_ver=$(dpkg-query -W -f='${Version}' "$_pkg" 2>/dev/null) ||
+		fail "$_pkg is not installed: apt-get install $_pkg=$TGT_PKGVER"
+	[ "$_ver" = "$TGT_PKGVER" ] ||
+		fail "$_pkg is $_ver, the target $TGT_KVER is $TGT_PKGVER: apt-get install $_pkg=$TGT_PKGVER"
+	SRC_TARBALL=$(dpkg -L "$_pkg" | grep -E "/$_pkg\\.tar\\.[a-z]+\$" | head -n 1)
+	if [ -z "$SRC_TARBALL" ] || [ ! -f "$SRC_TARBALL" ]; then
+		fail "$_pkg is installed but its tarball is missing: apt-get install --reinstall $_pkg"
+	fi
+}
+
+# source_matches_target DIR: the tree's kernel version is the target's
+# upstream version (6.1.192 for 6.1.192-3), so a --source directory or
+# tarball of another release is refused.
+source_matches_target() {
+	_want=${TGT_PKGVER%%-*}
+	_have=$(make -s -C "$1" kernelversion 2>/dev/null) ||
+		fail "$1: not a kernel source tree"
+	[ "$_have" = "$_want" ] ||
+		fail "the source is Linux $_have, the target $TGT_KVER is $_want"
+}
+
+# The stamp that says a cached tree is complete: what it was made from.
+prepare_stamp() {
+	printf '%s\n' "$TGT_KVER" "$TGT_PKGVER" "$TGT_CC_TEXT" "$SRC_TARBALL"
+	sha256sum <"$TGT_KDIR/.config" | cut -d' ' -f1
+}
+
+# unpack_source DIR: the tarball's tree (or --source's directory) into DIR.
+unpack_source() {
+	if [ -d "$SRC_TARBALL" ]; then
+		cp -a "$SRC_TARBALL/." "$1"
+		return 0
+	fi
+	progress "unpacking $(basename "$SRC_TARBALL")"
+	tar -xf "$SRC_TARBALL" -C "$1" --strip-components=1 ||
+		fail "cannot unpack $SRC_TARBALL"
+}
+
+# configure_source DIR: the target's own .config, unchanged by
+# olddefconfig (a change means this source does not build that kernel).
+configure_source() {
+	cp "$TGT_KDIR/.config" "$1/.config"
+	kmake "$1" olddefconfig >"$1/.klpc-olddefconfig.log" 2>&1 ||
+		fail "olddefconfig failed: $1/.klpc-olddefconfig.log"
+	_diff=$(diff "$TGT_KDIR/.config" "$1/.config" | grep '^[<>] CONFIG_' | head -n 5)
+	[ -z "$_diff" ] ||
+		fail "the source does not build $TGT_KVER's configuration; olddefconfig changed: $_diff"
+	cp "$TGT_KDIR/Module.symvers" "$1/Module.symvers"
+}
+
+# prepare_source: SRC_TREE, the prepared tree in the cache (made once).
+prepare_source() {
+	_cache=$KLPC_CACHE/build/$TGT_KVER
+	SRC_TREE=$_cache/src
+	mkdir -p "$_cache"
+	if [ -f "$_cache/prepared" ] &&
+		[ "$(cat "$_cache/prepared")" = "$(prepare_stamp)" ]; then
+		verbose "source: $SRC_TREE (cached)"
+		return 0
+	fi
+	rm -rf "$_cache/prepared" "$SRC_TREE" "$_cache/src.tmp"
+	mkdir -p "$_cache/src.tmp"
+	unpack_source "$_cache/src.tmp"
+	source_matches_target "$_cache/src.tmp"
+	progress "configuring for $TGT_KVER (olddefconfig)"
+	configure_source "$_cache/src.tmp"
+	progress "preparing the tree (make prepare modules_prepare)"
+	kmake "$_cache/src.tmp" prepare modules_prepare \
+		>"$_cache/prepare.log" 2>&1 ||
+		fail "make prepare failed: $_cache/prepare.log"
+	mv "$_cache/src.tmp" "$SRC_TREE"
+	prepare_stamp >"$_cache/prepared"
+}
