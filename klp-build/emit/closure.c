@@ -138,7 +138,7 @@ int emit_reach(struct emit *e, const Elf64_Rela *r, size_t from)
 }
 
 /* the relocation section of section @sec, or 0 */
-static size_t rela_of(const struct emit *e, size_t sec)
+size_t emit_rela_of(const struct emit *e, size_t sec)
 {
 	size_t i;
 
@@ -164,7 +164,7 @@ int emit_closure(struct emit *e)
 		for (i = 1; i < e->elf.nsec; i++) {
 			const Elf64_Rela *r;
 
-			if (!e->keep[i] || !(rs = rela_of(e, i)))
+			if (!e->keep[i] || !(rs = emit_rela_of(e, i)))
 				continue;
 			r = (const Elf64_Rela *)e->elf.secs[rs].data;
 			for (j = 0; j < e->elf.secs[rs].size / sizeof(*r); j++)

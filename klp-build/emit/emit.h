@@ -57,6 +57,7 @@ int emit_keep_symbol(struct emit *e, size_t sym);
 int emit_reach(struct emit *e, const Elf64_Rela *r, size_t from);
 int emit_closure(struct emit *e);
 size_t emit_sym_at(const struct emit *e, size_t sec, long long off);
+size_t emit_rela_of(const struct emit *e, size_t sec);
 
 /* special.c */
 bool emit_is_special(const char *name);

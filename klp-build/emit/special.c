@@ -55,17 +55,6 @@ bool emit_is_special(const char *name)
 	return false;
 }
 
-static size_t rela_of(const struct emit *e, size_t sec)
-{
-	size_t i;
-
-	for (i = 1; i < e->elf.nsec; i++)
-		if (e->elf.secs[i].sh.sh_type == SHT_RELA &&
-		    e->elf.secs[i].sh.sh_info == sec)
-			return i;
-	return 0;
-}
-
 /* does entry relocation @r point into kept code or data? */
 static bool points_to_kept(const struct emit *e, const Elf64_Rela *r)
 {
@@ -91,7 +80,7 @@ static bool points_to_kept(const struct emit *e, const Elf64_Rela *r)
  */
 bool emit_entry_kept(const struct emit *e, size_t sec, size_t size, size_t i)
 {
-	size_t rs = rela_of(e, sec), j, nr;
+	size_t rs = emit_rela_of(e, sec), j, nr;
 	const Elf64_Rela *r;
 
 	if (!rs)
@@ -107,7 +96,7 @@ bool emit_entry_kept(const struct emit *e, size_t sec, size_t size, size_t i)
 /* reach what the other fields of kept entries of @sec point to */
 static int reach_entries(struct emit *e, size_t sec, size_t size)
 {
-	size_t rs = rela_of(e, sec), j, nr;
+	size_t rs = emit_rela_of(e, sec), j, nr;
 	const Elf64_Rela *r;
 
 	if (!rs)
@@ -150,7 +139,7 @@ int emit_special_sections(struct emit *e)
 /* the entries of @sec (and its pair) that are kept, compacted in place */
 static int filter_section(struct emit *e, const struct special *sp, size_t sec)
 {
-	size_t rs = rela_of(e, sec), pair = sp->pair ? kelf_find(&e->elf, sp->pair) : 0;
+	size_t rs = emit_rela_of(e, sec), pair = sp->pair ? kelf_find(&e->elf, sp->pair) : 0;
 	struct kelf_sec *s = &e->elf.secs[sec];
 	size_t n = s->size / sp->size, i, out = 0, j, nr = 0, rout = 0;
 	Elf64_Rela *r = NULL;
