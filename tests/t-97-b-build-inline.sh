@@ -15,7 +15,7 @@ ko=$KLPC_MODDIR/klpc-build-prlimit-inline.ko
 command -v prlimit >/dev/null || die "prlimit (util-linux) is missing in the guest"
 P=klpc_build_prlimit_inline
 NEAR=18446744073709551614	# RLIM64_INFINITY - 1
-INF=18446744073709551615
+INF=unlimited	# RLIM64_INFINITY, as prlimit(1) prints it
 
 # core_after_setting: RLIMIT_CORE's soft limit as a new shell reads it
 # back through prlimit64 after setting it to RLIM64_INFINITY - 1
