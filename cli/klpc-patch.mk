@@ -20,6 +20,18 @@
 # Variables: KVER (uname -r), KDIR (/lib/modules/KVER/build), KLPC_KO
 # (klpc.ko for KVER: DKMS's), KLPC_SYMVERS (a Module.symvers to use
 # instead), KLPC_INCLUDE (klpc.h's directory), KLPC (the klpc command).
+#
+# After the link, klpc-convert (klp-convert/README.md) turns references to
+# symbols KVER does not export into livepatch relocations, marks the
+# module livepatch=Y and writes its build record. Then modpost must not
+# refuse such references: KBUILD_MODPOST_WARN=1 is set (KLPC_SYMBOL()-
+# annotated ones are weak, modpost does not see them). Variables:
+# KLPC_CONVERT (1; 0: do not convert), KLPC_CONVERT_TOOL (klpc-convert),
+# KLPC_REPLACES (the functions the patch replaces, OBJECT:NAME[,POS] ...:
+# their sizes go into the record), KLPC_VMLINUX_ID (KVER's vmlinux build
+# ID; default: read from /boot/vmlinuz-KVER), KLPC_MODULE_DIR
+# (/lib/modules/KVER/kernel: target modules), KLPC_CONVERT_FLAGS (more
+# klpc-convert options, e.g. --vmlinux FILE).
 
 KLPC_MK_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 # installed: /usr/share/klpc/include; in klpc's source tree: ../include
@@ -37,6 +49,11 @@ KLPC ?= $(firstword $(wildcard $(KLPC_MK_DIR)/klpc) klpc)
 KLPC_KO ?= $(firstword $(wildcard /lib/modules/$(KVER)/updates/dkms/klpc.ko \
 	/lib/modules/$(KVER)/extra/klpc.ko))
 KLPC_PATCHES = $(patsubst %.o,%.ko,$(obj-m))
+KLPC_CONVERT ?= 1
+KLPC_CONVERT_TOOL ?= $(firstword $(wildcard $(KLPC_MK_DIR)/../klp-convert/klpc-convert) klpc-convert)
+KLPC_BUILD_ID ?= $(firstword $(wildcard $(KLPC_MK_DIR)/../klp-convert/klpc-build-id) klpc-build-id)
+KLPC_VMLINUZ ?= /boot/vmlinuz-$(KVER)
+KLPC_MODULE_DIR ?= $(wildcard /lib/modules/$(KVER)/kernel)
 
 .PHONY: all modules sign install clean klpc-check
 
@@ -56,7 +73,21 @@ endif
 
 modules: klpc-check $(KLPC_SYMVERS)
 	$(MAKE) -C '$(KDIR)' M='$(CURDIR)' KLPC_INCLUDE='$(KLPC_INCLUDE)' \
-		KBUILD_EXTRA_SYMBOLS='$(KLPC_SYMVERS)' modules
+		KBUILD_EXTRA_SYMBOLS='$(KLPC_SYMVERS)' \
+		$(if $(filter 1,$(KLPC_CONVERT)),KBUILD_MODPOST_WARN=1) modules
+ifeq ($(KLPC_CONVERT),1)
+	@id='$(KLPC_VMLINUX_ID)'; \
+	if [ -z "$$id" ]; then \
+		[ -r '$(KLPC_VMLINUZ)' ] || { echo "klpc-patch.mk: no $(KLPC_VMLINUZ) to read KVER's build ID from: give KLPC_VMLINUX_ID= (cat /sys/kernel/notes on KVER) or KLPC_VMLINUZ=" >&2; exit 1; }; \
+		id=$$($(KLPC_BUILD_ID) '$(KLPC_VMLINUZ)') || exit 1; \
+	fi; \
+	for ko in $(KLPC_PATCHES); do \
+		echo "  KLPC-CONVERT $$ko"; \
+		$(KLPC_CONVERT_TOOL) -s '$(KDIR)/Module.symvers' -s '$(KLPC_SYMVERS)' \
+			--vmlinux-id "$$id" $(if $(KLPC_MODULE_DIR),--module-dir '$(KLPC_MODULE_DIR)') \
+			$(addprefix -r ,$(KLPC_REPLACES)) $(KLPC_CONVERT_FLAGS) "$$ko" || exit 1; \
+	done
+endif
 
 sign: modules
 	for ko in $(KLPC_PATCHES); do $(KLPC) sign "$$ko" || exit 1; done

@@ -31,16 +31,12 @@ static int classify(struct conv *c, const char *name, const char **object,
 {
 	struct objsym *a = objsym_find(c->annots, c->nr_annots, NULL, name);
 
-	if (a) {
-		a->used = true;
-		*object = a->object;
-		*pos = a->pos;
-	} else if (symvers_has(&c->exports, name)) {
+	if (!a && symvers_has(&c->exports, name))
 		return 0;
-	} else {
-		*object = "vmlinux";
-		*pos = 0;
-	}
+	*object = a ? a->object : "vmlinux";
+	*pos = a ? a->pos : 0;
+	if (a)
+		a->used = true;
 	if (target_sympos(c, *object, name, pos))
 		return -1;
 	return 1;

@@ -2,7 +2,7 @@
 /*
  * klpc-convert - make a linked patch module (.ko) a livepatch module
  *
- * See usage() and klp-convert/README.md.
+ * See print_usage() and klp-convert/README.md.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -38,9 +38,9 @@ static const struct option options[] = {
 	{ }
 };
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
-	fputs("usage: klpc-convert [OPTIONS] -s SYMVERS... PATCH.ko   convert (in place, or -o OUT)\n"
+	fputs("usage: klpc-convert [OPTIONS] -s SYMVERS... PATCH.ko  (in place, or -o OUT)\n"
 	      "       klpc-convert --rewrite-record [RECORD OPTIONS] PATCH.ko\n"
 	      "       klpc-convert --show PATCH.ko       print the build record\n"
 	      "       klpc-convert --build-id ELF        print a file's GNU build ID\n"
@@ -124,10 +124,10 @@ static int parse_opt(struct conv *c, int opt, enum mode *mode, const char **out)
 		*mode = BUILD_ID;
 		return 0;
 	case 'h':
-		usage(stdout);
+		print_usage(stdout);
 		exit(0);
 	}
-	usage(stderr);
+	print_usage(stderr);
 	return -1;
 }
 
@@ -152,7 +152,7 @@ out:
 	return ret;
 }
 
-static int run(struct conv *c, enum mode mode, const char *in, const char *out)
+static int run(struct conv *c, enum mode what, const char *in, const char *out)
 {
 	struct kelf k;
 	int ret;
@@ -160,7 +160,7 @@ static int run(struct conv *c, enum mode mode, const char *in, const char *out)
 	if (kelf_read(&k, in))
 		return -1;
 	ret = record_read(&k, c);
-	if (!ret && mode == SHOW) {
+	if (!ret && what == SHOW) {
 		if (!kelf_find(&k, KLPC_RECORD_SECTION))
 			kelf_err(in, "no %s section: not converted", KLPC_RECORD_SECTION);
 		else
@@ -168,11 +168,11 @@ static int run(struct conv *c, enum mode mode, const char *in, const char *out)
 		ret = kelf_find(&k, KLPC_RECORD_SECTION) ? 0 : -1;
 		goto out;
 	}
-	if (!ret && mode == REWRITE && !kelf_find(&k, KLPC_RECORD_SECTION)) {
+	if (!ret && what == REWRITE && !kelf_find(&k, KLPC_RECORD_SECTION)) {
 		kelf_err(in, "no %s section to rewrite: convert it first", KLPC_RECORD_SECTION);
 		ret = -1;
 	}
-	if (!ret && mode == CONVERT)
+	if (!ret && what == CONVERT)
 		ret = annot_read(&k, c) ?: klp_convert(&k, c) ?:
 		      modinfo_livepatch(&k) ?: record_build(c);
 	ret = ret ?: record_apply_options(c) ?: record_put(&k, c) ?:
@@ -194,15 +194,15 @@ int main(int argc, char **argv)
 		if (parse_opt(&c, opt, &mode, &out))
 			return 2;
 	if (optind != argc - 1) {
-		usage(stderr);
+		print_usage(stderr);
 		return 2;
 	}
 	c.in = argv[optind];
 	if (mode == BUILD_ID)
 		return print_build_id(c.in) ? 1 : 0;
 	if (mode == CONVERT && !c.have_symvers) {
-		fputs("klpc-convert: give the target's Module.symvers (-s): what is exported is never guessed\n",
-		      stderr);
+		fputs("klpc-convert: give the target's Module.symvers (-s): ", stderr);
+		fputs("what is exported is never guessed\n", stderr);
 		return 2;
 	}
 	ret = run(&c, mode, c.in, out);

@@ -14,7 +14,7 @@
 
 static bool str_ok(const char *s, size_t len)
 {
-	return memchr(s, '\0', len) != NULL;
+	return memchr(s, '\0', len);
 }
 
 /* An existing record (a converted module's): 0 if there is none. */

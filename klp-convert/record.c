@@ -119,8 +119,9 @@ int record_apply_options(struct conv *c)
 	for (i = 0; i < c->nr_ids; i++) {
 		len = hex_parse(c->ids[i].name, id, sizeof(id));
 		if (len < 0) {
-			fprintf(stderr, "klpc-convert: %s: build ID '%s' is not hex (at most %d bytes)\n",
-				c->ids[i].object, c->ids[i].name, KLPC_RECORD_ID_LEN);
+			fprintf(stderr, "klpc-convert: %s: build ID '%s' %s (%d bytes at most)\n",
+				c->ids[i].object, c->ids[i].name, "is not hex",
+				KLPC_RECORD_ID_LEN);
 			return -1;
 		}
 		set_id(c, c->ids[i].object, id, len);
@@ -131,7 +132,8 @@ int record_apply_options(struct conv *c)
 		entry(c, KLPC_REC_FUNC_SIZE, f->object, f->name, f->pos)->size = f->size;
 	}
 	if (!c->no_vmlinux_id && !find(c, KLPC_REC_BUILD_ID, "vmlinux", NULL, 0)) {
-		kelf_err(c->in, "no vmlinux build ID: give --vmlinux-id, --vmlinux or --no-vmlinux-id");
+		kelf_err(c->in, "no vmlinux build ID: %s",
+			 "give --vmlinux-id, --vmlinux or --no-vmlinux-id");
 		return -1;
 	}
 	return 0;

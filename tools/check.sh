@@ -9,7 +9,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tools/lib.sh"
 
 C_DIRS="klp-core include sample-patches tests/modules bench examples"
-SH_DIRS="vm tests .ci tools bench cli examples packaging"
+SH_DIRS="vm tests .ci tools bench cli examples packaging klp-convert"
 LOGDIR=$ROOT/build/check
 PASSED=0
 FAILED=0
@@ -85,7 +85,13 @@ do_checkpatch() {
 				echo "$out"
 			}
 	done
-	echo "checkpatch: $(echo "$files" | wc -l) file(s) checked"
+	# klpc-convert is user space over libelf: its types are libelf's
+	for f in "$ROOT"/klp-convert/*.[ch]; do
+		out=$(perl "$cp" --strict --no-tree --terse --show-types \
+			--ignore CAMELCASE,PREFER_KERNEL_TYPES,PREFER_DEFINED_ATTRIBUTE_MACRO \
+			-f "$f" 2>&1) || { rc=1; echo "$out"; }
+	done
+	echo "checkpatch: $(echo "$files" | wc -l) file(s) checked, and klp-convert/"
 	return $rc
 }
 
@@ -188,11 +194,14 @@ do_patch_build() {
 	make -C "$dir" KLPC_MK="$ROOT/cli/klpc-patch.mk" KDIR="$KDIR" \
 		KLPC_KO="$ROOT/klpc.ko" clean >/dev/null 2>&1 || true
 	make -C "$dir" KLPC_MK="$ROOT/cli/klpc-patch.mk" KDIR="$KDIR" \
-		KLPC_KO="$ROOT/klpc.ko" W=1 >"$LOGDIR/patch-build.log" 2>&1 ||
+		KLPC_KO="$ROOT/klpc.ko" KLPC_VMLINUX_ID=0123456789abcdef \
+		KLPC_REPLACES=vmlinux:loadavg_proc_show W=1 >"$LOGDIR/patch-build.log" 2>&1 ||
 		{ cat "$LOGDIR/patch-build.log"; return 1; }
 	if grep -E '(WARNING|warning|error):' "$LOGDIR/patch-build.log"; then
 		return 1
 	fi
+	"$ROOT/klp-convert/klpc-convert" --show "$dir/klpc-loadavg-fix.ko" | grep -q '^build-id vmlinux ' ||
+		{ echo "klpc-patch.mk did not convert the patch"; return 1; }
 	echo "klpc symvers matches Module.symvers ($(wc -l <"$LOGDIR/symvers.cli") symbols); examples/loadavg-fix builds with klpc-patch.mk"
 }
 
@@ -211,6 +220,14 @@ do_readme() {
 			{ echo "not reported: '$want' in: $out"; return 1; }
 	done
 	echo "a broken copy is refused: $(echo "$out" | wc -l) line(s)"
+}
+
+# klpc-convert builds warning-free (-Wall -Wextra -Werror) and passes its
+# host tests (klp-convert/check-convert.sh: conversions and refusals).
+do_convert() {
+	rm -f "$ROOT/klp-convert/klpc-convert"
+	make -s -C "$ROOT" klp-convert/klpc-convert || return 1
+	"$ROOT/klp-convert/check-convert.sh" "$KDIR" "$LOGDIR/convert"
 }
 
 # step NAME FUNCTION: run a step, indenting its output.
@@ -232,6 +249,7 @@ main() {
 	step "sparse (C=2) without warnings" do_sparse
 	step "compat sample is upstream source" do_compat
 	step "shellcheck" do_shellcheck
+	step "klpc-convert and its host tests" do_convert
 	step "klpc-tools as installed" do_installed
 	step "a patch built out of tree (klpc-patch.mk)" do_patch_build
 	step "README names what exists" do_readme
