@@ -48,6 +48,9 @@ CLEAN_KDIR = $(if $(filter file,$(origin KDIR)),$(shell tools/kdir.sh --no-insta
 
 all: modules
 
+# modpost only warns about undefined symbols (KBUILD_MODPOST_WARN=1): a
+# plain-C patch calls unexported functions by name, which klpc-convert
+# resolves; tools/convert-modules.sh refuses them in any other module.
 # The objects sit next to the sources whatever KDIR is, so build/kbuild-kdir
 # records the tree they were built against; against another tree (KERNEL=
 # stock, then debug, or a KDIR= override), they are cleaned first.
@@ -60,7 +63,7 @@ modules: tests/bin/klpc-hammer tests/bin/klpc-tasks bench/bin/klpc-bench-tool be
 		$(MAKE) -C "$$kdir" M='$(CURDIR)' clean >/dev/null; \
 		mkdir -p build && echo "$$kdir" >build/kbuild-kdir; \
 	fi; \
-	$(MAKE) -C "$$kdir" M='$(CURDIR)' modules
+	$(MAKE) -C "$$kdir" M='$(CURDIR)' KBUILD_MODPOST_WARN=1 modules
 	@KLPC_KDIR='$(KDIR)' tools/convert-modules.sh
 
 # klpc-convert: livepatch relocations and the build record for patch
