@@ -19,7 +19,8 @@
 #                          klpc.ko built here, as klpc-tools would
 #   make debug-kernel      build (once) the debug kernel, print its tree
 #   make install-tools [DESTDIR=...]  the klpc command, its functions and
-#                          man page, klpc-patch.mk and include/ (klpc-tools)
+#                          man page, klpc-patch.mk and include/, klpc-convert
+#                          and klpc-build-id (klpc-tools)
 #   make deb               build klpc-dkms and klpc-tools into build/deb/
 #   make vm-pkg-test       install the .debs in a disk-backed systemd guest,
 #                          reboot it, check klpc.service (vm/pkg-test.sh)
@@ -69,9 +70,11 @@ modules: tests/bin/klpc-hammer tests/bin/klpc-tasks bench/bin/klpc-bench-tool be
 # klpc-convert: livepatch relocations and the build record for patch
 # modules (klp-convert/README.md); a host tool, over libelf
 KLPC_CONVERT_SRC = $(wildcard klp-convert/*.c)
+# (packaging/debian/rules: KLPC_NO_DEPS=1 and Debian's flags)
+KLPC_CONVERT_CFLAGS = -O2 -Wall -Wextra -Werror
 klp-convert/klpc-convert: $(KLPC_CONVERT_SRC) $(wildcard klp-convert/*.h) include/klpc-record.h
-	@tools/deps.sh build
-	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $@ $(KLPC_CONVERT_SRC) -lelf
+	@[ -n '$(KLPC_NO_DEPS)' ] || tools/deps.sh build
+	$(CC) $(KLPC_CONVERT_CFLAGS) -Iinclude -o $@ $(KLPC_CONVERT_SRC) -lelf
 
 # a static user-space load generator for the guest tests
 tests/bin/klpc-hammer: tests/tools/klpc-hammer.c
@@ -105,8 +108,10 @@ check:
 # What klpc-tools installs: /usr/sbin/klpc finds its functions in
 # /usr/share/klpc/lib, patch builds klpc.h in /usr/share/klpc/include.
 KLPC_SHARE_DIR = /usr/share/klpc
-install-tools:
+install-tools: klp-convert/klpc-convert
 	install -D -m 755 cli/klpc '$(DESTDIR)/usr/sbin/klpc'
+	install -D -m 755 klp-convert/klpc-convert '$(DESTDIR)/usr/bin/klpc-convert'
+	install -D -m 755 klp-convert/klpc-build-id '$(DESTDIR)/usr/bin/klpc-build-id'
 	install -d '$(DESTDIR)$(KLPC_SHARE_DIR)/lib' '$(DESTDIR)$(KLPC_SHARE_DIR)/include'
 	install -m 644 cli/lib/*.sh '$(DESTDIR)$(KLPC_SHARE_DIR)/lib/'
 	install -m 644 cli/klpc-patch.mk '$(DESTDIR)$(KLPC_SHARE_DIR)/'
