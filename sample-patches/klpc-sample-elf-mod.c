@@ -13,9 +13,10 @@
  * functions, and klpc-convert turns the references into
  * .klp.rela.klpc_target.* relocations.  klpc writes them each time
  * klpc_target loads, before or after the patch, and clears them when it
- * goes.  The patch also keeps the address of a vmlinux function, a
- * .klp.rela.vmlinux.* relocation that the module loader writes, and shows
- * it as 1 in its 'vmlinux' parameter.  The guest tests t-93..t-95 use it.
+ * goes (the declarations are in klpc-sample-elf-mod.h).  The patch also
+ * keeps the address of a vmlinux function, a .klp.rela.vmlinux.*
+ * relocation that the module loader writes, and shows it as 1 in its
+ * 'vmlinux' parameter.  The guest tests t-93..t-95 use it.
  *	insmod klpc-target.ko; insmod klpc-sample-elf-mod.ko
  *	grep dup /proc/klpc_target	# dup=27,2
  */
@@ -26,15 +27,10 @@
 #include <linux/module.h>
 #include <klpc.h>
 
-/* static in klpc_target, twice: the second returns 2 */
-int klpc_target_dup(void);
+#include "klpc-sample-elf-mod.h"
+
 KLPC_SYMBOL(klpc_target_dup, "klpc_target", 2);
-/* static data of klpc_target */
-extern int klpc_target_secret;
 KLPC_SYMBOL(klpc_target_secret, "klpc_target", 0);
-/* not exported by 6.1, unique in vmlinux: no annotation needed */
-int kallsyms_lookup_size_offset(unsigned long addr, unsigned long *size,
-				unsigned long *offset);
 
 static int klpc_sample_elf_mod_dup(void)
 {
