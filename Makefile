@@ -19,7 +19,8 @@
 #                          klpc.ko built here, as klpc-tools would
 #   make debug-kernel      build (once) the debug kernel, print its tree
 #   make install-tools [DESTDIR=...]  the klpc command, its functions and
-#                          man page, klpc-patch.mk and include/ (klpc-tools)
+#                          man page, klpc-patch.mk and include/, klpc-convert
+#                          and klpc-build-id (klpc-tools)
 #   make deb               build klpc-dkms and klpc-tools into build/deb/
 #   make vm-pkg-test       install the .debs in a disk-backed systemd guest,
 #                          reboot it, check klpc.service (vm/pkg-test.sh)
@@ -59,6 +60,9 @@ CLEAN_KDIR = $(if $(filter file,$(origin KDIR)),$(shell KLPC_TARGET='$(TARGET)' 
 
 all: modules
 
+# modpost only warns about undefined symbols (KBUILD_MODPOST_WARN=1): a
+# plain-C patch calls unexported functions by name, which klpc-convert
+# resolves; tools/convert-modules.sh refuses them in any other module.
 # The objects sit next to the sources whatever KDIR is, so build/kbuild-kdir
 # records the tree they were built against; against another tree (KERNEL=
 # stock, then debug, or a KDIR= override), they are cleaned first.
@@ -71,30 +75,32 @@ modules: tests/bin/klpc-hammer tests/bin/klpc-tasks bench/bin/klpc-bench-tool be
 		$(MAKE) -C "$$kdir" M='$(CURDIR)' clean >/dev/null; \
 		mkdir -p build && echo "$$kdir" >build/kbuild-kdir; \
 	fi; \
-	$(MAKE) -C "$$kdir" M='$(CURDIR)' modules
+	$(MAKE) -C "$$kdir" M='$(CURDIR)' KBUILD_MODPOST_WARN=1 modules
 	@KLPC_KDIR='$(KDIR)' tools/convert-modules.sh
 
 # klpc-convert: livepatch relocations and the build record for patch
 # modules (klp-convert/README.md); a host tool, over libelf
 KLPC_CONVERT_SRC = $(wildcard klp-convert/*.c)
+# (packaging/debian/rules: KLPC_NO_DEPS=1 and Debian's flags)
+KLPC_CONVERT_CFLAGS = -O2 -Wall -Wextra -Werror
 klp-convert/klpc-convert: $(KLPC_CONVERT_SRC) $(wildcard klp-convert/*.h) include/klpc-record.h
-	@tools/deps.sh build
-	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $@ $(KLPC_CONVERT_SRC) -lelf
+	@[ -n '$(KLPC_NO_DEPS)' ] || tools/deps.sh build
+	$(CC) $(KLPC_CONVERT_CFLAGS) -Iinclude -o $@ $(KLPC_CONVERT_SRC) -lelf
 
 # klpc-emit: klpc build's cut-down objects of the changed units
 # (klp-build/emit/), over klp-convert's ELF reading and writing
 KLPC_EMIT_SRC = $(wildcard klp-build/emit/*.c) klp-convert/elf-file.c \
 	klp-convert/elf-write.c klp-convert/elf-renumber.c klp-convert/util.c
 klp-build/emit/klpc-emit: $(KLPC_EMIT_SRC) $(wildcard klp-build/emit/*.h) klp-convert/elf-file.h
-	@tools/deps.sh build
-	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $@ $(KLPC_EMIT_SRC) -lelf
+	@[ -n '$(KLPC_NO_DEPS)' ] || tools/deps.sh build
+	$(CC) $(KLPC_CONVERT_CFLAGS) -Iinclude -o $@ $(KLPC_EMIT_SRC) -lelf
 
 # klpc-compare: klpc build's comparison of a unit's objects before and
 # after a diff (klp-build/compare/), over klp-convert's ELF reading
 KLPC_COMPARE_SRC = $(wildcard klp-build/compare/*.c) klp-convert/elf-file.c klp-convert/util.c
 klp-build/compare/klpc-compare: $(KLPC_COMPARE_SRC) $(wildcard klp-build/compare/*.h) klp-convert/elf-file.h
-	@tools/deps.sh build
-	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -o $@ $(KLPC_COMPARE_SRC) -lelf
+	@[ -n '$(KLPC_NO_DEPS)' ] || tools/deps.sh build
+	$(CC) $(KLPC_CONVERT_CFLAGS) -Iinclude -o $@ $(KLPC_COMPARE_SRC) -lelf
 
 # a static user-space load generator for the guest tests
 tests/bin/klpc-hammer: tests/tools/klpc-hammer.c
@@ -129,13 +135,21 @@ check:
 # What klpc-tools installs: /usr/sbin/klpc finds its functions in
 # /usr/share/klpc/lib, patch builds klpc.h in /usr/share/klpc/include.
 KLPC_SHARE_DIR = /usr/share/klpc
-install-tools:
+install-tools: klp-convert/klpc-convert klp-build/compare/klpc-compare klp-build/emit/klpc-emit
 	install -D -m 755 cli/klpc '$(DESTDIR)/usr/sbin/klpc'
+	install -D -m 755 klp-convert/klpc-convert '$(DESTDIR)/usr/bin/klpc-convert'
+	install -D -m 755 klp-convert/klpc-build-id '$(DESTDIR)/usr/bin/klpc-build-id'
 	install -d '$(DESTDIR)$(KLPC_SHARE_DIR)/lib' '$(DESTDIR)$(KLPC_SHARE_DIR)/include'
 	install -m 644 cli/lib/*.sh '$(DESTDIR)$(KLPC_SHARE_DIR)/lib/'
 	install -m 644 cli/klpc-patch.mk '$(DESTDIR)$(KLPC_SHARE_DIR)/'
 	install -m 644 include/klpc.h include/klpc-compat.h '$(DESTDIR)$(KLPC_SHARE_DIR)/include/'
 	install -D -m 644 cli/klpc.8 '$(DESTDIR)/usr/share/man/man8/klpc.8'
+	install -d '$(DESTDIR)$(KLPC_SHARE_DIR)/build/compare' '$(DESTDIR)$(KLPC_SHARE_DIR)/build/emit'
+	install -m 755 klp-build/klpc-build '$(DESTDIR)$(KLPC_SHARE_DIR)/build/'
+	install -m 644 klp-build/prepare.sh klp-build/build-units.sh klp-build/compare.sh \
+		klp-build/emit.sh '$(DESTDIR)$(KLPC_SHARE_DIR)/build/'
+	install -m 755 klp-build/compare/klpc-compare '$(DESTDIR)$(KLPC_SHARE_DIR)/build/compare/'
+	install -m 755 klp-build/emit/klpc-emit '$(DESTDIR)$(KLPC_SHARE_DIR)/build/emit/'
 
 # An out-of-tree patch, built from this tree without klpc-tools installed:
 # klpc-patch.mk from cli/, klpc.ko's symbol versions from the one built

@@ -13,8 +13,11 @@
 # Sourced by klp-build/klpc-build; uses WORK, TGT_* and WORK/changes.
 
 KLPC_EMIT=${KLPC_EMIT:-$KLPC_BUILD_DIR/emit/klpc-emit}
+# this tree's (a clone), else the installed ones (klpc-tools: /usr/bin)
 KLPC_CONVERT=${KLPC_CONVERT:-$KLPC_BUILD_DIR/../klp-convert/klpc-convert}
+[ -x "$KLPC_CONVERT" ] || KLPC_CONVERT=klpc-convert
 KLPC_BUILD_ID=${KLPC_BUILD_ID:-$KLPC_BUILD_DIR/../klp-convert/klpc-build-id}
+[ -x "$KLPC_BUILD_ID" ] || KLPC_BUILD_ID=klpc-build-id
 
 # klpc's own symbol versions and headers: this tree's, else the installed.
 emit_klpc_files() {

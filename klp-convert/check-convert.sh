@@ -100,6 +100,38 @@ check_converts() {
 	ok "--rewrite-record: another kernel's build ID, another function size"
 }
 
+# A synthetic vmlinux whose two static dup()s are out of address order
+# in its symbol table: a.o's (1 byte, at 0x2000) comes first, b.o's
+# (2 bytes, at 0x1000) second. kallsyms counts vmlinux's same-named
+# symbols in address order, a module's in symbol table order: as vmlinux,
+# dup,1 is the 2-byte one; the same file as a module, the 1-byte one.
+check_sympos_order() {
+	d=$W/order
+	mkdir -p "$d"
+	printf '\t.section .text.a, "ax"\n\t.type dup, @function\ndup:\tret\n\t.size dup, 1\n\t.globl uptime_proc_show\n\t.type uptime_proc_show, @function\nuptime_proc_show:\n\tret\n\t.size uptime_proc_show, 1\n' >"$d/a.s"
+	printf '\t.section .text.b, "ax"\n\t.type dup, @function\ndup:\tnop\n\tret\n\t.size dup, 2\n' >"$d/b.s"
+	printf 'SECTIONS {\n\t.text.a 0x2000 : { *(.text.a) }\n\t.text.b 0x1000 : { *(.text.b) }\n}\n' >"$d/l.ld"
+	if ! cc -c -o "$d/a.o" "$d/a.s" || ! cc -c -o "$d/b.o" "$d/b.s" ||
+		! ld --build-id -e 0 -T "$d/l.ld" -o "$d/vmlinux" "$d/a.o" "$d/b.o"; then
+		fail "building the synthetic vmlinux"
+	fi
+	[ "$(readelf -sW "$d/vmlinux" | awk '$8 == "dup" { printf "%s/%s ", $2, $3 }')" = \
+		"0000000000002000/1 0000000000001000/2 " ] ||
+		fail "the synthetic vmlinux's dup()s are not out of address order: $(readelf -sW "$d/vmlinux")"
+	convert "$W/ext-a.ko" "$d/v.ko" --vmlinux "$d/vmlinux" -r vmlinux:dup,1 -r vmlinux:dup,2
+	"$TOOL" --show "$d/v.ko" >"$d/v.show"
+	if ! grep -qx "func-size vmlinux:dup,1 2" "$d/v.show" ||
+		! grep -qx "func-size vmlinux:dup,2 1" "$d/v.show"; then
+		fail "vmlinux sympos not in address order: $(cat "$d/v.show")"
+	fi
+	cp "$d/vmlinux" "$d/synth.ko"
+	convert "$W/ext-a.ko" "$d/m.ko" --vmlinux-id $ID --module "$d/synth.ko" -r synth:dup,1
+	"$TOOL" --show "$d/m.ko" >"$d/m.show"
+	grep -qx "func-size synth:dup,1 1" "$d/m.show" ||
+		fail "module sympos not in symbol table order: $(cat "$d/m.show")"
+	ok "sympos: vmlinux's dup,1 is the lower address (2 bytes), a module's the first in its symtab (1 byte)"
+}
+
 # refuse WHAT PATTERN ARGS...: klpc-convert must fail, print PATTERN, and
 # leave no output.
 refuse() {
@@ -140,5 +172,6 @@ check_refusals() {
 
 build
 check_converts
+check_sympos_order
 check_refusals
 echo "klpc-convert: all checks passed"

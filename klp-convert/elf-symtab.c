@@ -3,9 +3,12 @@
  * elf-symtab.c - read-only view of a target's symbol table and build ID
  *
  * Same-named local symbols are told apart by their position (sympos, from
- * 1) in symbol table order, which is the order kallsyms lists them in and
- * the order the kernel's klp_find_object_symbol() counts: so only symbols
- * kallsyms would list are kept (defined, not sections or files).
+ * 1) in the order kallsyms lists them in, which is the order the kernel's
+ * klp_find_object_symbol() and klpc count: symbol table order for a
+ * module (its kallsyms is its symbol table), address order for vmlinux
+ * (scripts/kallsyms sorts by address), so a vmlinux is reordered with
+ * telf_sort_by_address().  Only symbols kallsyms would list are kept
+ * (defined, not sections or files).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,7 +57,9 @@ static int read_symtab(struct telf *t, Elf_Scn *scn, GElf_Shdr *sh)
 		if (!name || !*name)
 			continue;
 		t->syms[t->nr].name = name;
-		t->syms[t->nr++].size = sym.st_size;
+		t->syms[t->nr].addr = sym.st_value;
+		t->syms[t->nr].size = sym.st_size;
+		t->syms[t->nr++].index = i;
 	}
 	return 0;
 }
@@ -107,6 +112,22 @@ void telf_close(struct telf *t)
 	free(t->syms);
 	free(t->path);
 	memset(t, 0, sizeof(*t));
+}
+
+static int by_address(const void *a, const void *b)
+{
+	const struct telf_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* qsort() is not stable: symbol table order among equal addresses */
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* vmlinux: kallsyms (so sympos) orders its symbols by address */
+void telf_sort_by_address(struct telf *t)
+{
+	qsort(t->syms, t->nr, sizeof(*t->syms), by_address);
 }
 
 size_t telf_count(const struct telf *t, const char *name)

@@ -87,6 +87,8 @@ int target_get(struct conv *c, const char *object, struct telf **t)
 		kelf_err(path, "no symbol table (for vmlinux: use the -dbg package's, or --vmlinux-id)");
 		return -1;
 	}
+	if (!strcmp(object, "vmlinux"))
+		telf_sort_by_address(&tg->elf);
 	*t = &tg->elf;
 	return 0;
 }

@@ -268,7 +268,11 @@ static int klpc_check_module_section(const struct klpc_elf *elf,
  * The loader applied the vmlinux sections already, resolving their
  * symbols with the built-in livepatch's lookup; what it lets through and
  * klpc must not is a module's symbol there: that module may go, and its
- * address would stay in the patch.
+ * address would stay in the patch.  Nor a section it skipped, whose
+ * target is out of range or not loaded (the patch's references stay
+ * unresolved), nor one klpc cannot read: not loaded into the module's
+ * core memory, the copy the loader read is freed before the init runs.
+ * A target in init memory is fine: the loader writes it before the init.
  */
 static int klpc_check_vmlinux_section(const struct klpc_elf *elf,
 				      unsigned int secndx,
@@ -278,8 +282,14 @@ static int klpc_check_vmlinux_section(const struct klpc_elf *elf,
 	unsigned int i, n = sec->sh_size / sizeof(struct elf64_rela);
 	struct klpc_rela r;
 
-	if (sec->sh_type != SHT_RELA || !sec->sh_addr)
-		return 0;
+	if (sec->sh_type != SHT_RELA || !(sec->sh_flags & SHF_ALLOC) ||
+	    sec->sh_size % sizeof(struct elf64_rela) || !klpc_within_core(elf->mod, sec))
+		return klpc_section_error(elf, KLPC_VMLINUX, secndx,
+					  "not an allocated SHT_RELA section");
+	if (sec->sh_info >= elf->shnum || !sec->sh_info ||
+	    !(elf->sechdrs[sec->sh_info].sh_flags & SHF_ALLOC))
+		return klpc_section_error(elf, KLPC_VMLINUX, secndx,
+					  "target section out of range or not SHF_ALLOC: not applied by the loader");
 	for (i = 0; i < n; i++) {
 		if (klpc_rela_decode(elf, sec, i, &r) ||
 		    !klpc_parse_symref(r.symname, ref) ||

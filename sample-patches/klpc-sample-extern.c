@@ -3,7 +3,7 @@
  * klpc-sample-extern.c - new code that calls a static vmlinux function by
  * name, converted by klpc-convert
  *
- * The plain-C twin of klpc-sample-syms.c: version_proc_show() is replaced
+ * The annotated twin of klpc-sample-syms.c: version_proc_show() is replaced
  * with a version that also prints the uptime through uptime_proc_show(),
  * a static function of fs/proc/uptime.c, declared extern and called
  * directly.  klpc-convert turns the call's relocation into a
@@ -19,7 +19,10 @@
 #include <linux/seq_file.h>
 #include <klpc.h>
 
-/* static in vmlinux (fs/proc/uptime.c): klpc-convert makes this work */
+/*
+ * static in vmlinux (fs/proc/uptime.c): klpc-convert makes this work; the
+ * annotation is optional for a name unique in vmlinux
+ */
 extern int uptime_proc_show(struct seq_file *m, void *v);
 KLPC_SYMBOL(uptime_proc_show, "vmlinux", 0);
 

@@ -4,9 +4,13 @@
  *
  * Replaces version_proc_show() with a version that also prints the
  * uptime, through uptime_proc_show(): a static function of fs/proc/uptime.c
- * that no module can link against.  The patch lists it in its object's
- * klpc_sym table; klpc resolves it before the patch is enabled and stores
- * its address in klpc_uptime_proc_show.  After
+ * that no module can link against.  It is declared and called as if it
+ * were exported: the build (klpc-patch.mk, or make for the modules listed
+ * in klpc-convert.list) runs klpc-convert, which turns the call into a
+ * livepatch relocation that the kernel resolves when the patch loads.  A
+ * name that is not unique in vmlinux, or that lives in a module, is
+ * placed with KLPC_SYMBOL() (klpc-sample-dup.c, klpc-sample-elf-mod.c).
+ * After
  *	insmod klpc-sample-syms.ko
  * /proc/version reads "klpc-sample-syms: uptime <uptime> <idle>".
  */
@@ -17,13 +21,13 @@
 #include <linux/seq_file.h>
 #include <klpc.h>
 
-/* set by klpc from the table below before version_proc_show is patched */
-static int (*klpc_uptime_proc_show)(struct seq_file *m, void *v);
+/* static in vmlinux (fs/proc/uptime.c), unique there */
+int uptime_proc_show(struct seq_file *m, void *v);
 
 static int klpc_sample_version_proc_show(struct seq_file *m, void *v)
 {
 	seq_puts(m, "klpc-sample-syms: uptime ");
-	return klpc_uptime_proc_show(m, v);
+	return uptime_proc_show(m, v);
 }
 
 static struct klpc_func funcs[] = {
@@ -33,15 +37,9 @@ static struct klpc_func funcs[] = {
 	}, { }
 };
 
-static struct klpc_sym syms[] = {
-	KLPC_SYM("uptime_proc_show", 0, &klpc_uptime_proc_show),
-	{ }
-};
-
 static struct klpc_object objs[] = {
 	{
 		.funcs = funcs,
-		.syms = syms,
 	}, { }
 };
 
@@ -63,4 +61,4 @@ module_init(klpc_sample_syms_init);
 module_exit(klpc_sample_syms_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("klpc sample: patched code calling a static vmlinux function");
-KLPC_PATCH_DESC("/proc/cmdline through a static vmlinux function (a klpc_sym table)");
+KLPC_PATCH_DESC("/proc/version through a static vmlinux function (klpc-convert)");

@@ -1,13 +1,13 @@
 # shellcheck shell=sh
 # Helpers of the guest tests of patches in the livepatch ELF format
-# (t-93..t-95): klpc-test-elf (tests/modules/klpc-test-elf.c), converted
+# (t-93..t-95): the sample klpc-sample-elf-mod (sample-patches/), converted
 # by klpc-convert, and broken copies of it (tests/tools/klpc-elf-mangle).
 
-ELF_KO=$KLPC_MODDIR/klpc-test-elf.ko
-ELF_PATCH=klpc_test_elf
+ELF_KO=$KLPC_MODDIR/klpc-sample-elf-mod.ko
+ELF_PATCH=klpc_sample_elf_mod
 ELF_MANGLE=$KLPC_DIR/tests/tools/klpc-elf-mangle
 
-# elf_variant OP [ARGS]: a broken copy of klpc-test-elf.ko; prints its path.
+# elf_variant OP [ARGS]: a broken copy of klpc-sample-elf-mod.ko; prints its path.
 elf_variant() {
 	_v=$KLPC_TMP/elf-$(echo "$*" | tr -c 'A-Za-z0-9\n' _).ko
 	perl "$ELF_MANGLE" "$ELF_KO" "$_v" "$@" || die "klpc-elf-mangle $* failed"

@@ -1,5 +1,6 @@
 #!/bin/sh
-# A patch in the livepatch ELF format for a module object: its new code
+# A patch in the livepatch ELF format for a module object (the sample
+# klpc-sample-elf-mod, sample-patches/klpc-sample-elf-mod.c): its new code
 # calls a static function of klpc_target (the second klpc_target_dup) by
 # name and reads a static variable, through .klp.rela.klpc_target.*
 # relocations that klpc writes each time the module comes and clears when
@@ -18,11 +19,11 @@ klpc_core_load
 load klpc-target
 assert_eq 1,2 "$(elf_dup)" "dup before the patch"
 dmesg_mark
-load klpc-test-elf
+load klpc-sample-elf-mod
 wait_transition "$ELF_PATCH"
 assert_eq 27,2 "$(elf_dup)" "dup with the patch (module loaded first)"
 assert_file_eq "$d/checked" yes
-assert_file_eq /sys/module/klpc_test_elf/parameters/vmlinux 1
+assert_file_eq /sys/module/klpc_sample_elf_mod/parameters/vmlinux 1
 ! dmesg_since_mark | grep -q 'not checked' || die "the converted patch logged 'not checked'"
 "$KLPC_DIR/cli/klpc" status -v | grep -q "$ELF_PATCH (klpc): enabled, checked against the running kernel: yes" ||
 	die "klpc status -v: $("$KLPC_DIR/cli/klpc" status -v)"
@@ -44,11 +45,11 @@ assert_eq 1,2 "$(elf_dup)" "dup after disable"
 enable_patch "$ELF_PATCH"
 assert_eq 27,2 "$(elf_dup)" "dup after enable"
 disable_patch "$ELF_PATCH"
-unload klpc-test-elf
+unload klpc-sample-elf-mod
 unload klpc-target
 
 # the patch first, then the module
-load klpc-test-elf
+load klpc-sample-elf-mod
 wait_transition "$ELF_PATCH"
 load klpc-target
 assert_eq 27,2 "$(elf_dup)" "dup with the patch (module loaded later)"
@@ -56,7 +57,7 @@ unload klpc-target
 load klpc-target
 assert_eq 27,2 "$(elf_dup)" "dup after reload"
 disable_patch "$ELF_PATCH"
-unload klpc-test-elf
+unload klpc-sample-elf-mod
 assert_eq 1,2 "$(elf_dup)" "dup after the patch went"
 unload klpc-target
 unload klpc

@@ -54,7 +54,7 @@ assert_dmesg_has "$pfx '$T': symbol 'klpc_target_dup' not found"
 assert_dmesg_has "refusing to load module 'klpc_target'"
 assert_file_eq "$(patch_dir "$ELF_PATCH")/enabled" 1
 disable_patch "$ELF_PATCH"
-unload klpc-test-elf
+unload klpc-sample-elf-mod
 load klpc-target
 assert_eq 1,2 "$(elf_dup)" "klpc_target after the refused load"
 unload klpc-target

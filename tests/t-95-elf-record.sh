@@ -54,5 +54,5 @@ dmesg_mark
 expect_load_fail klpc-target
 assert_dmesg_has "$pfx '$T': built for build ID $hex, running $hex"
 disable_patch "$ELF_PATCH"
-unload klpc-test-elf
+unload klpc-sample-elf-mod
 unload klpc

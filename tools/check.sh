@@ -104,7 +104,18 @@ kbuild() {
 	# what the tree is now built against (see 'modules' in the Makefile)
 	mkdir -p "$ROOT/build"
 	echo "$KDIR" >"$ROOT/build/kbuild-kdir"
-	make -C "$KDIR" M="$ROOT" -j"$(nproc)" "$@" modules >"$log" 2>&1
+	make -C "$KDIR" M="$ROOT" -j"$(nproc)" KBUILD_MODPOST_WARN=1 "$@" modules >"$log" 2>&1
+}
+
+# converted_re: modpost's warning of an undefined symbol in a module that
+# klpc-convert converts (*/klpc-convert.list): those call unexported
+# functions by name, as the Makefile's build allows (KBUILD_MODPOST_WARN=1;
+# tools/convert-modules.sh refuses one in any other module).
+converted_re() {
+	for list in "$ROOT"/*/klpc-convert.list; do
+		sed 's/#.*//' "$list" | awk -v d="$(dirname "$list")" 'NF { print d "/" $1 ".ko" }'
+	done | sed 's/[.]/[.]/g' | paste -sd '|' |
+		sed 's/^\(.*\)$/^WARNING: modpost: "[^"]+" \\[(\1)\\] undefined!$/'
 }
 
 # kbuild_clean NAME REGEX FLAGS...: a clean build with FLAGS must succeed
@@ -119,7 +130,7 @@ kbuild_clean() {
 		echo "$_name build failed (log: $_log)"
 		return 1
 	fi
-	if grep -Ei "$_re" "$_log"; then
+	if grep -Ei "$_re" "$_log" | grep -Ev "$(converted_re)"; then
 		echo "$_name build reports problems (log: $_log)"
 		return 1
 	fi

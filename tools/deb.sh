@@ -3,7 +3,8 @@
 # (dpkg-buildpackage, debhelper, dh-dkms), outside git: the sources the
 # packages need are staged in build/deb/klpc-<version>/ with
 # packaging/debian as debian/, and the .debs land in build/deb/.
-# Prints the paths of the two .debs.
+# Prints the paths of the two .debs (klpc-tools is architecture-specific:
+# it ships klpc-convert).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tools/lib.sh
@@ -11,7 +12,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
 OUT=$ROOT/build/deb
 # what the packages are made of (see packaging/debian/rules)
-PARTS="Makefile Kbuild LICENSE README.md klp-core include cli packaging"
+PARTS="Makefile Kbuild LICENSE README.md klp-core klp-convert klp-build include cli packaging"
 
 version() {
 	dpkg-parsechangelog -l "$ROOT/packaging/debian/changelog" -SVersion
@@ -26,7 +27,9 @@ stage() {
 	done
 	# shellcheck disable=SC2086 # a list of paths without blanks
 	tar -C "$ROOT" -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
-		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' $PARTS |
+		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
+		--exclude=klp-convert/klpc-convert --exclude=klp-build/compare/klpc-compare \
+		--exclude=klp-build/emit/klpc-emit $PARTS |
 		tar -C "$1" -xf -
 	cp -a "$ROOT/packaging/debian" "$1/debian"
 }
@@ -41,8 +44,10 @@ main() {
 		tail -n 30 "$OUT/build.log" >&2
 		die "dpkg-buildpackage failed (log: $OUT/build.log)"
 	}
-	for p in klpc-dkms klpc-tools; do
-		deb=$OUT/${p}_${ver}_all.deb
+	# klpc-tools carries klpc-convert: built for this machine's architecture
+	arch=$(dpkg --print-architecture)
+	for p in klpc-dkms:all klpc-tools:$arch; do
+		deb=$OUT/${p%:*}_${ver}_${p#*:}.deb
 		[ -s "$deb" ] || die "$deb was not built (log: $OUT/build.log)"
 		printf '%s\n' "$deb"
 	done
