@@ -85,22 +85,71 @@ candidate_units() {
 	done | sort -u
 }
 
-# compile_units OUTDIR UNIT...: compile the configured ones of UNITS in the
-# scratch tree (make -k: one that is not configured stops nothing) and
-# keep each object and its command in OUTDIR; prints the units built.
-compile_units() {
+# unlink_outputs UNIT: the unit's object, command and dependency files in
+# the scratch tree, which are hard links to the cache's if it has any:
+# the compiler and Kbuild rewrite them in place.
+unlink_outputs() {
+	_d=$WORK/tree/$(dirname "$1")
+	_b=$(basename "$1")
+	rm -f "$WORK/tree/$1" "$_d/.$_b.cmd" "$_d/.$_b.d"
+}
+
+# kbuild_units OUTDIR UNIT...: compile UNITS with Kbuild in the scratch
+# tree (make -k: one that is not configured stops nothing), keep each
+# object and its command in OUTDIR and in the cache (UNIT_CACHE), and mark
+# the ones not configured there; prints the units built.
+kbuild_units() {
 	_out=$1
 	shift
+	for _u in "$@"; do
+		unlink_outputs "$_u"
+	done
 	kmake "$WORK/tree" -k KCFLAGS="$KLPC_BUILD_KCFLAGS" "$@" \
 		>>"$WORK/build.log" 2>&1 || true
 	for _u in "$@"; do
-		[ -f "$WORK/tree/$_u" ] || continue
+		mkdir -p "$UNIT_CACHE/$(dirname "$_u")"
+		if [ ! -f "$WORK/tree/$_u" ]; then
+			: >"$UNIT_CACHE/$_u.none"
+			continue
+		fi
 		mkdir -p "$_out/$(dirname "$_u")"
 		mv "$WORK/tree/$_u" "$_out/$_u"
-		_cmd=$(dirname "$_u")/.$(basename "$_u").cmd
-		cp "$WORK/tree/$_cmd" "$_out/$_u.cmd"
+		cp "$WORK/tree/$(dirname "$_u")/.$(basename "$_u").cmd" "$_out/$_u.cmd"
+		cp "$_out/$_u" "$_out/$_u.cmd" "$UNIT_CACHE/$(dirname "$_u")/"
 		echo "$_u"
 	done
+}
+
+# orig_units UNIT...: WORK/orig: each configured unit's object before the
+# diff, from the cache (the prepared tree never changes) or compiled once;
+# prints the configured units.
+orig_units() {
+	_todo=
+	for _u in "$@"; do
+		if [ -f "$UNIT_CACHE/$_u.none" ]; then
+			continue
+		elif [ -f "$UNIT_CACHE/$_u" ] && [ -f "$UNIT_CACHE/$_u.cmd" ]; then
+			mkdir -p "$WORK/orig/$(dirname "$_u")"
+			cp "$UNIT_CACHE/$_u" "$UNIT_CACHE/$_u.cmd" "$WORK/orig/$(dirname "$_u")/"
+			echo "$_u"
+		else
+			_todo="$_todo $_u"
+		fi
+	done
+	# shellcheck disable=SC2086 # a list of object names
+	[ -z "$_todo" ] || kbuild_units "$WORK/orig" $_todo
+}
+
+# patched_unit UNIT: compile UNIT after the diff with the very command
+# Kbuild used before it (its .cmd: compiler, flags, objtool), run in the
+# scratch tree: no Kbuild walk of the tree for it.
+patched_unit() {
+	_cmd=$(sed -n '1s/^cmd_[^ ]* := //p' "$WORK/orig/$1.cmd" | sed 's/\$\$/$/g')
+	[ -n "$_cmd" ] || return 1
+	unlink_outputs "$1"
+	(cd "$WORK/tree" && sh -c "$_cmd") >>"$WORK/build.log" 2>&1 || return 1
+	mkdir -p "$WORK/patched/$(dirname "$1")"
+	mv "$WORK/tree/$1" "$WORK/patched/$1"
 }
 
 # build_units FIX: WORK/orig and WORK/patched hold each unit's object
@@ -110,18 +159,18 @@ build_units() {
 	_n=$(echo "$_cand" | grep -c .)
 	[ "$_n" -le "$KLPC_BUILD_MAX_UNITS" ] ||
 		fail "$1 reaches $_n translation units (more than $KLPC_BUILD_MAX_UNITS) through the headers it changes: $(diff_files "$1" | grep '\.h$' | paste -sd' ')"
-	progress "compiling $_n unit(s) before the diff"
+	progress "compiling $_n unit(s) before the diff (or from the cache)"
 	# shellcheck disable=SC2086 # a list of object names
-	UNITS=$(compile_units "$WORK/orig" $_cand)
+	UNITS=$(orig_units $_cand | sort)
 	[ -n "$UNITS" ] ||
 		fail "$1 changes nothing that $TGT_KVER's configuration builds"
 	patch -p1 -d "$WORK/tree" -f -s --fuzz=0 <"$1" >>"$WORK/build.log" 2>&1 ||
 		fail "$1 did not apply in the scratch tree ($WORK/build.log)"
 	progress "compiling $(echo "$UNITS" | grep -c .) unit(s) after the diff"
-	# shellcheck disable=SC2086 # a list of object names
-	_after=$(compile_units "$WORK/patched" $UNITS)
-	[ "$_after" = "$UNITS" ] ||
-		fail "the patched source does not compile: $(grep -E 'error:' "$WORK/build.log" | head -n 3)"
+	for _u in $UNITS; do
+		patched_unit "$_u" ||
+			fail "the patched ${_u%.o}.c does not compile: $(grep -E 'error:' "$WORK/build.log" | head -n 3)"
+	done
 	verbose "units: $(echo "$UNITS" | paste -sd' ')"
 }
 

@@ -99,17 +99,23 @@ configure_source() {
 	cp "$TGT_KDIR/Module.symvers" "$1/Module.symvers"
 }
 
-# prepare_source: SRC_TREE, the prepared tree in the cache (made once).
+# prepare_source: SRC_TREE, the prepared tree in the cache (made once), and
+# UNIT_CACHE, where the units compiled from it are kept (build-units.sh).
 prepare_source() {
 	_cache=$KLPC_CACHE/build/$TGT_KVER
 	SRC_TREE=$_cache/src
+	UNIT_CACHE=$_cache/units
 	mkdir -p "$_cache"
+	# one preparation at a time; builds from a prepared tree run side by side
+	exec 8>"$_cache.lock"
+	flock 8
 	if [ -f "$_cache/prepared" ] &&
 		[ "$(cat "$_cache/prepared")" = "$(prepare_stamp)" ]; then
 		verbose "source: $SRC_TREE (cached)"
+		flock -u 8
 		return 0
 	fi
-	rm -rf "$_cache/prepared" "$SRC_TREE" "$_cache/src.tmp"
+	rm -rf "$_cache/prepared" "$SRC_TREE" "$_cache/src.tmp" "$UNIT_CACHE"
 	mkdir -p "$_cache/src.tmp"
 	unpack_source "$_cache/src.tmp"
 	source_matches_target "$_cache/src.tmp"
@@ -121,4 +127,5 @@ prepare_source() {
 		fail "make prepare failed: $_cache/prepare.log"
 	mv "$_cache/src.tmp" "$SRC_TREE"
 	prepare_stamp >"$_cache/prepared"
+	flock -u 8
 }
