@@ -346,8 +346,11 @@ int klpc_reloc_check_patch(struct klpc_patch *patch)
 	if (!klpc_elf_get(patch->mod, &elf))
 		return klpc_check_plain_module(patch);
 	ref = kmalloc(sizeof(*ref), GFP_KERNEL);
-	if (!ref)
+	if (!ref) {
+		pr_err("patch '%s': cannot check its .klp.rela sections (%pe)\n",
+		       patch->mod->name, ERR_PTR(-ENOMEM));
 		return -ENOMEM;
+	}
 	for (i = 1; i < elf.shnum && !ret; i++) {
 		if (!(elf.sechdrs[i].sh_flags & SHF_RELA_LIVEPATCH))
 			continue;
@@ -526,6 +529,8 @@ static int klpc_apply_sections(const struct klpc_elf *elf, const char *obj)
 	done = bitmap_zalloc(elf->nsyms, GFP_KERNEL);
 	ref = kmalloc(sizeof(*ref), GFP_KERNEL);
 	if (!done || !ref) {
+		pr_err("patch '%s': object '%s': cannot apply its .klp.rela sections (%pe)\n",
+		       elf->mod->name, obj, ERR_PTR(-ENOMEM));
 		ret = -ENOMEM;
 		goto out;
 	}
