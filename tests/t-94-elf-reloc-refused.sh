@@ -15,7 +15,7 @@ pfx="klpc: patch '$ELF_PATCH': object"
 klpc_core_load
 load klpc-target
 
-elf_refused "$pfx '$T': symbol '$S': section .* relocation 0 .*: symbol index out of the symbol table \(-ENOEXEC\)|$pfx '$T': symbol '\?': .*symbol index out of the symbol table" \
+elf_refused "$pfx '$T': symbol '$S': section .* relocation 0 .*: symbol index out of the symbol table \((-ENOEXEC|-8)\)|$pfx '$T': symbol '\?': .*symbol index out of the symbol table" \
 	rela-symidx "$T"
 elf_refused "$pfx '$T': symbol '$S': .*type 99.*relocation type not supported" rela-type "$T"
 elf_refused "$pfx '$T': symbol '$S': .*offset beyond its target section" rela-offset "$T"
