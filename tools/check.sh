@@ -113,7 +113,7 @@ kbuild() {
 # tools/convert-modules.sh refuses one in any other module).
 converted_re() {
 	for list in "$ROOT"/*/klpc-convert.list; do
-		sed 's/#.*//' "$list" | awk -v d="$(dirname "$list")" 'NF { print d "/" $1 ".ko" }'
+		sed 's/#.*//' "$list" | awk -v d="$(dirname "$list")" 'NF { sub(/^[?]/, "", $1); print d "/" $1 ".ko" }'
 	done | sed 's/[.]/[.]/g' | paste -sd '|' |
 		sed 's/^\(.*\)$/^WARNING: modpost: "[^"]+" \\[(\1)\\] undefined!$/'
 }
