@@ -196,7 +196,7 @@ ifeq ($(KERNEL),debug)
 	@vm/debug-kernel.sh >/dev/null
 endif
 	@$(MAKE) --no-print-directory modules
-# klpc build's test patches (t-97): for Debian's kernel only
+# klpc build's test patches (t-87): for Debian's kernel only
 ifneq ($(KERNEL),debug)
 	@$(if $(filter test,$*),KLPC_KDIR='$(KDIR)' KLPC_FILTER='$(FILTER)' tools/build-patches.sh)
 else

@@ -37,7 +37,7 @@
  * function's st_size: GCC aligns x86-64 functions to 16 bytes
  * (.p2align 4), and the last function of a section runs to the section's
  * end.  A function may therefore span up to 15 bytes more than recorded,
- * never less; measured on Debian's 6.1 in the guest (t-94), see
+ * never less; measured on Debian's 6.1 in the guest (t-86-b), see
  * docs/design.md.
  */
 #define KLPC_FUNC_PAD	16

@@ -16,7 +16,7 @@
  * goes (the declarations are in klpc-sample-elf-mod.h).  The patch also
  * keeps the address of a vmlinux function, a .klp.rela.vmlinux.*
  * relocation that the module loader writes, and shows it as 1 in its
- * 'vmlinux' parameter.  The guest tests t-93..t-95 use it.
+ * 'vmlinux' parameter.  The guest tests t-86-a..t-86-c use it.
  *	insmod klpc-target.ko; insmod klpc-sample-elf-mod.ko
  *	grep dup /proc/klpc_target	# dup=27,2
  */

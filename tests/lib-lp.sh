@@ -71,7 +71,7 @@ lp_set_ftrace() {
 # many there are depends on the machine's speed; so are the once-a-boot
 # taint notices, which go to whichever module loads first, and the line
 # saying a patch carries no build record (upstream's sequences have no
-# such record; t-95 tests that line).
+# such record; t-86-c tests that line).
 lp_kernel_log() {
 	dmesg_since_mark | sed -n -e 's/^\[[^]]*\] *//' \
 		-e '/tasks still blocking/d' -e '/taints kernel/d' \
