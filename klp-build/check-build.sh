@@ -45,6 +45,9 @@ refused() {
 main() {
 	[ $# -eq 1 ] || { echo "usage: $0 KVER" >&2; exit 2; }
 	TMP=$(mktemp -d)
+	# the record's vmlinux build ID, for the diffs that get that far
+	# (refusals come first; none of them needs the image)
+	export KLPC_VMLINUX_ID="${KLPC_VMLINUX_ID:-0000000000000000000000000000000000000000}"
 	trap 'rm -rf "$TMP"' EXIT
 	refused usage 2 'usage\|klpc-build' -k "$1"
 	refused no-headers 1 'no headers for 0.0.0-none' -k 0.0.0-none \

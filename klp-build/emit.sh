@@ -136,6 +136,8 @@ emit_objects() {
 # emit_module: OPT_OUT, the converted patch module
 emit_module() {
 	emit_klpc_files
+	# fail() in a command substitution would only end the subshell
+	_vmlinux_id=$(emit_vmlinux_id) || exit 1
 	mkdir -p "$WORK/module"
 	emit_objects
 	[ -s "$WORK/module/funcs" ] ||
@@ -153,7 +155,7 @@ emit_module() {
 	progress "converting (livepatch relocations, build record)"
 	# shellcheck disable=SC2086 # options are words
 	_out=$("$KLPC_CONVERT" -s "$TGT_KDIR/Module.symvers" -s "$KLPC_SYMVERS" \
-		--vmlinux-id "$(emit_vmlinux_id)" $_replaces \
+		--vmlinux-id "$_vmlinux_id" $_replaces \
 		-o "$WORK/module/converted.ko" "$WORK/module/$_mod.ko" 2>&1) ||
 		fail "$_out"
 	mv "$WORK/module/converted.ko" "$OPT_OUT.tmp"
