@@ -86,26 +86,22 @@ check_klpc() {
 	done
 }
 
+# same_list WHAT A B: the lists A and B (lines) are equal, else the diff.
+same_list() {
+	[ "$2" = "$3" ] && return 0
+	echo "cli/klpc's commands and $1 differ:"
+	echo "$2" >"$TMP/a"
+	echo "$3" >"$TMP/b"
+	diff "$TMP/a" "$TMP/b" || true
+	BAD=1
+}
+
 # cli/klpc, its usage and klpc.8 list the same commands (help is the
 # usage itself, and the man page's synopsis leaves it out).
 check_cli_agrees() {
 	cli=$(cli_commands | grep -vx help)
-	usage=$(usage_commands | grep -vx help)
-	man=$(man_commands)
-	[ "$cli" = "$usage" ] || {
-		echo "cli/klpc's commands and its usage differ:"
-		echo "$cli" >"$TMP/cli"
-		echo "$usage" >"$TMP/usage"
-		diff "$TMP/cli" "$TMP/usage" || true
-		BAD=1
-	}
-	[ "$cli" = "$man" ] || {
-		echo "cli/klpc's commands and klpc.8's synopsis differ:"
-		echo "$cli" >"$TMP/cli"
-		echo "$man" >"$TMP/man"
-		diff "$TMP/cli" "$TMP/man" || true
-		BAD=1
-	}
+	same_list "its usage" "$cli" "$(usage_commands | grep -vx help)"
+	same_list "klpc.8's synopsis" "$cli" "$(man_commands)"
 }
 
 main() {
