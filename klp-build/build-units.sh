@@ -140,14 +140,24 @@ orig_units() {
 	[ -z "$_todo" ] || kbuild_units "$WORK/orig" $_todo
 }
 
+# klpc_include: klpc's headers, this tree's (a clone) or the installed ones
+klpc_include() {
+	KLPC_INCLUDE=${KLPC_INCLUDE:-$KLPC_BUILD_DIR/../include}
+	[ -f "$KLPC_INCLUDE/klpc.h" ] || KLPC_INCLUDE=/usr/share/klpc/include
+}
+
 # patched_unit UNIT: compile UNIT after the diff with the very command
 # Kbuild used before it (its .cmd: compiler, flags, objtool), run in the
-# scratch tree: no Kbuild walk of the tree for it.
+# scratch tree: no Kbuild walk of the tree for it.  CPATH (searched after
+# the -I list, -nostdinc or not) finds kpatch's header names, which a diff
+# written for kpatch-build includes, and klpc.h they use.
 patched_unit() {
 	_cmd=$(sed -n '1s/^cmd_[^ ]* := //p' "$WORK/orig/$1.cmd" | sed 's/\$\$/$/g')
 	[ -n "$_cmd" ] || return 1
 	unlink_outputs "$1"
-	(cd "$WORK/tree" && sh -c "$_cmd") >>"$WORK/build.log" 2>&1 || return 1
+	klpc_include
+	(cd "$WORK/tree" && CPATH=$KLPC_INCLUDE/kpatch:$KLPC_INCLUDE sh -c "$_cmd") \
+		>>"$WORK/build.log" 2>&1 || return 1
 	mkdir -p "$WORK/patched/$(dirname "$1")"
 	mv "$WORK/tree/$1" "$WORK/patched/$1"
 }

@@ -29,8 +29,7 @@ emit_klpc_files() {
 		KLPC_SYMVERS=/var/lib/dkms/klpc/kernel-$TGT_KVER-x86_64/Module.symvers
 	grep -q 'klpc_enable_patch' "$KLPC_SYMVERS" 2>/dev/null ||
 		fail "no Module.symvers of klpc.ko for $TGT_KVER at $KLPC_SYMVERS: install klpc-dkms, or set KLPC_SYMVERS"
-	KLPC_INCLUDE=${KLPC_INCLUDE:-$KLPC_BUILD_DIR/../include}
-	[ -f "$KLPC_INCLUDE/klpc.h" ] || KLPC_INCLUDE=/usr/share/klpc/include
+	klpc_include
 }
 
 # vmlinux's build ID, for the record: KLPC_VMLINUX_ID, else the image's.
@@ -49,35 +48,56 @@ c_string() {
 	printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr '\n' ' '
 }
 
-# emit_hook FUNCS: WORK/module/klpc-hook.c from the "OBJECT KNAME ALIAS"
-# lines of FUNCS.
+# hook_objects: the objects the patch has functions or callbacks for
+hook_objects() {
+	cut -d' ' -f1 "$WORK/module/funcs" "$WORK/module/callbacks" | sort -u
+}
+
+# hook_object OBJ: OBJ's klpc_func table; its klpc_object entry, callbacks
+# included, is added to HOOK_OBJS
+hook_object() {
+	echo
+	echo "static struct klpc_func klpc_funcs_$1[] = {"
+	awk -v o="$1" '$1 == o { print "\t{ .old_name = \"" $2 "\", .new_func = " $3 " }," }' \
+		"$WORK/module/funcs"
+	echo "	{ }"
+	echo "};"
+	_name=NULL
+	[ "$1" = vmlinux ] || _name="\"$1\""
+	_cb=$(awk -v o="$1" '$1 == o { print "\t  .callbacks." $2 " = " $3 "," }' \
+		"$WORK/module/callbacks")
+	[ -z "$_cb" ] || _cb="$_cb
+"
+	HOOK_OBJS="$HOOK_OBJS	{ .name = $_name, .funcs = klpc_funcs_$1,
+$_cb	},
+"
+}
+
+# emit_hook: WORK/module/klpc-hook.c, the patch's klpc_patch, from the
+# "OBJECT KNAME ALIAS" lines of WORK/module/funcs, the "OBJECT KIND ALIAS"
+# lines of WORK/module/callbacks and the lines of
+# WORK/module/annots (unexported symbols whose object or position, sympos,
+# the relocation must name: "OBJECT NAME POS").
 emit_hook() {
-	_h=$WORK/module/klpc-hook.c
+	HOOK_OBJS=
+	for _o in $(hook_objects); do
+		hook_object "$_o"
+	done >"$WORK/module/tables"
 	{
 		echo "// SPDX-License-Identifier: GPL-2.0"
 		echo "/* made by klpc build from $(basename "$OPT_FIX") */"
 		echo "#include <linux/module.h>"
 		echo "#include <klpc.h>"
 		echo
-		awk '{ print "extern void " $3 "(void);" }' "$1"
-		# shellcheck disable=SC2013 # object names are words
-		for _o in $(cut -d' ' -f1 "$1" | sort -u); do
-			echo
-			echo "static struct klpc_func klpc_funcs_${_o}[] = {"
-			awk -v o="$_o" '$1 == o { print "\t{ .old_name = \"" $2 "\", .new_func = " $3 " }," }' "$1"
-			echo "	{ }"
-			echo "};"
-		done
+		awk '{ print "extern void " $3 "(void);" }' "$WORK/module/funcs"
+		awk '$2 == "pre_patch" { print "extern int " $3 "(struct klpc_object *);" }
+		     $2 != "pre_patch" { print "extern void " $3 "(struct klpc_object *);" }' \
+			"$WORK/module/callbacks"
+		awk '{ print "KLPC_SYMBOL(" $2 ", \"" $1 "\", " $3 ");" }' "$WORK/module/annots"
+		cat "$WORK/module/tables"
 		echo
 		echo "static struct klpc_object klpc_objs[] = {"
-		# shellcheck disable=SC2013 # object names are words
-		for _o in $(cut -d' ' -f1 "$1" | sort -u); do
-			if [ "$_o" = vmlinux ]; then
-				echo "	{ .name = NULL, .funcs = klpc_funcs_$_o },"
-			else
-				echo "	{ .name = \"$_o\", .funcs = klpc_funcs_$_o },"
-			fi
-		done
+		printf '%s' "$HOOK_OBJS"
 		echo "	{ }"
 		echo "};"
 		cat <<'EOF'
@@ -106,31 +126,120 @@ EOF
 		for _c in $OPT_CVES; do
 			echo "KLPC_PATCH_CVE(\"$(c_string "$_c")\");"
 		done
-	} >"$_h"
+	} >"$WORK/module/klpc-hook.c"
 }
 
-# emit_objects: WORK/module/uN.o_shipped per changed unit, WORK/module/funcs
+# unexported UNITOBJ: the symbols UNITOBJ leaves undefined that the kernel
+# does not export
+unexported() {
+	nm -u "$1" | awk '{ print $2 }' | while read -r _s; do
+		grep -q "^0x[0-9a-f]*	$_s	" "$TGT_KDIR/Module.symvers" "$KLPC_SYMVERS" ||
+			echo "$_s"
+	done
+}
+
+# module_annots OBJ UNITOBJ: an "OBJ NAME 0" line for each unexported
+# symbol UNITOBJ uses.  A module's code can only have used exported
+# symbols and its own: the others are OBJ's, and klpc-convert must look
+# for them there, not in vmlinux.
+module_annots() {
+	unexported "$2" | sed "s/^/$1 /; s/\$/ 0/"
+}
+
+# emit_kallsyms: KALLSYMS, the target's symbol list (KLPC_KALLSYMS, else
+# /proc/kallsyms when the target is the running kernel), or empty
+emit_kallsyms() {
+	KALLSYMS=${KLPC_KALLSYMS:-}
+	if [ -z "$KALLSYMS" ] && [ "$TGT_KVER" = "$(uname -r)" ]; then
+		KALLSYMS=/proc/kallsyms
+	fi
+	[ -n "$KALLSYMS" ] ||
+		verbose "no symbol list of $TGT_KVER (KLPC_KALLSYMS): names vmlinux has several of cannot be numbered"
+}
+
+# vmlinux_annots UNIT UNITOBJ: a "vmlinux NAME POS" line for each
+# unexported symbol UNITOBJ uses that vmlinux has several of: the
+# livepatch relocation must say which (sympos, its rank in kallsyms'
+# address order).  UNIT's own is the one whose nearest neighbours of a
+# unique name, before or after it, are symbols UNIT defines: a unit's code
+# and data are contiguous in vmlinux.  Refused when that does not tell.
+vmlinux_annots() {
+	[ -n "$KALLSYMS" ] || return 0
+	unexported "$2" >"$WORK/module/want"
+	nm --defined-only "$WORK/orig/$1" | awk '{ print $3 }' >"$WORK/module/anchors"
+	awk 'FILENAME == ARGV[1] { want[$1] = 1; next }
+	     FILENAME == ARGV[2] { anchor[$1] = 1; next }
+	     NF == 3 { n++; name[n] = $3; count[$3]++ }
+	     function mine(k,   j) {
+		for (j = k - 1; j >= 1; j--)
+			if (count[name[j]] == 1)
+				return name[j] in anchor
+		for (j = k + 1; j <= n; j++)
+			if (count[name[j]] == 1)
+				return name[j] in anchor
+		return 0
+	     }
+	     END {
+		for (k = 1; k <= n; k++) {
+			if (!(name[k] in want) || count[name[k]] < 2)
+				continue
+			rank[name[k]]++
+			if (mine(k)) {
+				hits[name[k]]++
+				pos[name[k]] = rank[name[k]]
+			}
+		}
+		for (w in want)
+			if (count[w] > 1)
+				print "vmlinux", w, hits[w] == 1 ? pos[w] : "?" count[w]
+	     }' "$WORK/module/want" "$WORK/module/anchors" "$KALLSYMS" >"$WORK/module/ranked"
+	_bad=$(awk '$3 ~ /^\?/ { print $2 " (" substr($3, 2) " in vmlinux)" }' "$WORK/module/ranked" | head -n 1)
+	[ -z "$_bad" ] ||
+		fail "${1%.o}.c: the patched code uses $_bad, and which is this unit's cannot be told"
+	cat "$WORK/module/ranked"
+}
+
+# emit_objects: WORK/module/uN.o_shipped per changed unit, and the funcs,
+# callbacks and annots lists emit_hook reads
 emit_objects() {
 	_n=0
 	: >"$WORK/module/funcs"
+	: >"$WORK/module/callbacks"
+	: >"$WORK/module/annots.all"
 	EMIT_OBJS=
+	EMIT_OBJS_SHIPPED=
 	# shellcheck disable=SC2013 # unit names are words
 	for _u in $(cut -d' ' -f2 "$WORK/changes" | sort -u); do
 		_obj=$(unit_object "$_u")
-		[ "$_obj" = vmlinux ] ||
-			fail "${_u%.o}.c is built into the module $_obj: patches of module code are not supported yet"
 		awk -v u="$_u" '$2 == u { $1 = ""; $2 = ""; sub(/^  /, ""); print }' \
 			"$WORK/changes" >"$WORK/module/u$_n.changes"
 		_out=$("$KLPC_EMIT" "$WORK/patched/$_u" "$WORK/module/u$_n.changes" \
 			"klpc_new_u$_n" "$WORK/module/u$_n.o_shipped" 2>&1) ||
 			fail "$(echo "$_out" | sed "s|$WORK/patched/||")"
 		echo "$_out" | sed -n "s/^func /$_obj /p" >>"$WORK/module/funcs"
+		echo "$_out" | sed -n "s/^callback /$_obj /p" >>"$WORK/module/callbacks"
+		if [ "$_obj" = vmlinux ]; then
+			vmlinux_annots "$_u" "$WORK/module/u$_n.o_shipped"
+		else
+			module_annots "$_obj" "$WORK/module/u$_n.o_shipped"
+		fi >>"$WORK/module/annots.all"
 		# modpost reads each object's .cmd (for CRCs of what it
 		# exports: nothing here)
 		echo "cmd_u$_n.o := klpc-emit" >"$WORK/module/.u$_n.o.cmd"
 		EMIT_OBJS="$EMIT_OBJS u$_n.o"
+		EMIT_OBJS_SHIPPED="$EMIT_OBJS_SHIPPED u$_n.o_shipped"
 		_n=$((_n + 1))
 	done
+	# less what the patch's own units define (a new function of the diff)
+	# shellcheck disable=SC2086 # a list of object names
+	(cd "$WORK/module" && nm --defined-only $EMIT_OBJS_SHIPPED) |
+		awk 'NF == 3 { print $3 }' | sort -u >"$WORK/module/defined"
+	awk 'NR == FNR { d[$1] = 1; next } !($2 in d)' "$WORK/module/defined" \
+		"$WORK/module/annots.all" >"$WORK/module/annots"
+	_dup=$(sort -u "$WORK/module/annots" | cut -d' ' -f2 | uniq -d | head -n 1)
+	[ -z "$_dup" ] || fail "two units use two different symbols named $_dup"
+	_dup=$(cut -d' ' -f1,2 "$WORK/module/callbacks" | sort | uniq -d | head -n 1)
+	[ -z "$_dup" ] || fail "two ${_dup#* } callbacks for ${_dup%% *}: one of each kind per object"
 }
 
 # emit_module: OPT_OUT, the converted patch module
@@ -139,10 +248,11 @@ emit_module() {
 	# fail() in a command substitution would only end the subshell
 	_vmlinux_id=$(emit_vmlinux_id) || exit 1
 	mkdir -p "$WORK/module"
+	emit_kallsyms
 	emit_objects
-	[ -s "$WORK/module/funcs" ] ||
+	[ -s "$WORK/module/funcs" ] || [ -s "$WORK/module/callbacks" ] ||
 		fail "$OPT_FIX changes no function the kernel calls: nothing to patch"
-	emit_hook "$WORK/module/funcs"
+	emit_hook
 	_mod=$(echo "$OPT_NAME" | tr - _)
 	printf 'obj-m := %s.o\n%s-y := klpc-hook.o%s\nccflags-y += -I%s\n' \
 		"$_mod" "$_mod" "$EMIT_OBJS" "$KLPC_INCLUDE" >"$WORK/module/Kbuild"
@@ -152,6 +262,9 @@ emit_module() {
 		>"$WORK/module/build.log" 2>&1 ||
 		fail "the module does not link: $(grep -E 'error|ERROR' "$WORK/module/build.log" | head -n 3)"
 	_replaces=$(awk '{ print "-r " $1 ":" $2 }' "$WORK/module/funcs")
+	# the target's modules: their symbols checked, their build IDs recorded
+	_mdir=${KLPC_MODULE_DIR:-/lib/modules/$TGT_KVER/kernel}
+	[ ! -d "$_mdir" ] || _replaces="$_replaces --module-dir $_mdir"
 	progress "converting (livepatch relocations, build record)"
 	# shellcheck disable=SC2086 # options are words
 	_out=$("$KLPC_CONVERT" -s "$TGT_KDIR/Module.symvers" -s "$KLPC_SYMVERS" \

@@ -41,7 +41,8 @@ check_compiler() {
 }
 
 # source_tarball: SRC_TARBALL, the source of the target's exact version
-# (--source TARBALL, or Debian's linux-source-X.Y package).
+# (--source TARBALL, or Debian's linux-source-X.Y package: the installed
+# one, else that version fetched into the cache).
 source_tarball() {
 	if [ -n "${OPT_SOURCE:-}" ]; then
 		SRC_TARBALL=$OPT_SOURCE
@@ -49,10 +50,11 @@ source_tarball() {
 		return 0
 	fi
 	_pkg=linux-source-$TGT_SERIES
-	_ver=$(dpkg-query -W -f='${Version}' "$_pkg" 2>/dev/null) ||
-		fail "$_pkg is not installed: apt-get install $_pkg=$TGT_PKGVER"
-	[ "$_ver" = "$TGT_PKGVER" ] ||
-		fail "$_pkg is $_ver, the target $TGT_KVER is $TGT_PKGVER: apt-get install $_pkg=$TGT_PKGVER"
+	_ver=$(dpkg-query -W -f='${Version}' "$_pkg" 2>/dev/null) || _ver=
+	if [ "$_ver" != "$TGT_PKGVER" ]; then
+		cached_source "$_pkg" && return 0
+		fail "$_pkg is ${_ver:-not installed}, the target $TGT_KVER is $TGT_PKGVER: apt-get install $_pkg=$TGT_PKGVER (or run klpc build as root: it fetches that version into $KLPC_CACHE/source)"
+	fi
 	SRC_TARBALL=$(dpkg -L "$_pkg" | grep -E "/$_pkg\\.tar\\.[a-z]+\$" | head -n 1)
 	if [ -z "$SRC_TARBALL" ] || [ ! -f "$SRC_TARBALL" ]; then
 		fail "$_pkg is installed but its tarball is missing: apt-get install --reinstall $_pkg"
@@ -62,6 +64,29 @@ source_tarball() {
 # source_matches_target DIR: the tree's kernel version is the target's
 # upstream version (6.1.192 for 6.1.192-3), so a --source directory or
 # tarball of another release is refused.
+# cached_source PKG: SRC_TARBALL, PKG's tarball of the target's version
+# from KLPC_CACHE/source, downloaded there first when root (the installed
+# linux-source is another version: one machine may build for several
+# kernel builds, and only one version of a package can be installed).
+cached_source() {
+	_dir=$KLPC_CACHE/source/$1_$TGT_PKGVER
+	SRC_TARBALL=$(find "$_dir" -maxdepth 1 -name "$1.tar.*" 2>/dev/null | head -n 1)
+	[ -z "$SRC_TARBALL" ] || return 0
+	[ "$(id -u)" = 0 ] || return 1
+	progress "downloading $1 $TGT_PKGVER into $KLPC_CACHE/source"
+	mkdir -p "$_dir.tmp"
+	chown _apt "$_dir.tmp" 2>/dev/null || true
+	(cd "$_dir.tmp" && apt-get download -q "$1=$TGT_PKGVER") >/dev/null 2>&1 ||
+		fail "cannot download $1=$TGT_PKGVER (apt-get update?)"
+	dpkg-deb --fsys-tarfile "$_dir.tmp"/*.deb |
+		tar -x -C "$_dir.tmp" --wildcards "*/$1.tar.*" ||
+		fail "no $1 tarball in $(ls "$_dir.tmp"/*.deb)"
+	mkdir -p "$_dir"
+	mv "$(find "$_dir.tmp" -name "$1.tar.*" -type f | head -n 1)" "$_dir/"
+	rm -rf "$_dir.tmp"
+	SRC_TARBALL=$(find "$_dir" -maxdepth 1 -name "$1.tar.*" | head -n 1)
+}
+
 source_matches_target() {
 	_want=${TGT_PKGVER%%-*}
 	_have=$(make -s -C "$1" kernelversion 2>/dev/null) ||

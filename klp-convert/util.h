@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 void *xmalloc(size_t size);
 void *xcalloc(size_t nr, size_t size);
 void *xrealloc(void *p, size_t size);

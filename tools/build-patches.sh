@@ -2,7 +2,8 @@
 # Build the guest tests' patch modules with klpc build, from the diffs in
 # tests/fixes/*.patch (those not named refuse-*: klp-build/check-build.sh
 # tests those), into tests/fixes/out/klpc-build-NAME.ko, which the guest
-# finds among the tree's modules. Run by make vm-test before the guest
+# finds among the tree's modules; and kpatch's diffs (tests/kpatch/) into
+# klpc-kpatch-NAME.ko or a refusal, with the target modules they patch. Run by make vm-test before the guest
 # boots; the tests that load them are t-87-*.
 # Skipped (with a line saying why) for a kernel klpc build cannot target:
 # the debug kernel and headers that are not an installed Debian package.
@@ -35,6 +36,57 @@ target_kver() {
 	echo "$kver"
 }
 
+# fix_target FIX: the target (make TARGET=) FIX is for: its X-Klpc-Target
+# line, else bookworm (a later stable fix is for an older kernel build)
+fix_target() {
+	t=$(sed -n 's/^X-Klpc-Target: //p' "$1")
+	echo "${t:-bookworm}"
+}
+
+# build KVER NAME FIX [LOG]: klpc build FIX into OUT/NAME.ko (what it
+# prints into LOG, if given)
+build() {
+	if [ $# -gt 3 ]; then
+		build "$1" "$2" "$3" >"$4" 2>&1
+		return
+	fi
+	KLPC_SYMVERS=$ROOT/Module.symvers KLPC_VMLINUX_ID=$id \
+		"$ROOT/cli/klpc" build -k "$1" -n "$2" -o "$OUT/$2.ko" "$3"
+}
+
+# kpatch_set KVER: kpatch's diffs (tests/kpatch/) as tests/kpatch/expect
+# says; each outcome in OUT/kpatch/NAME.{built,refused,failed} with what
+# klpc build printed and how long it took, for t-87-c to judge.
+kpatch_set() {
+	mkdir -p "$OUT/kpatch"
+	grep -v '^#' "$ROOT/tests/kpatch/expect" | while read -r name want regex; do
+		fix=$ROOT/tests/kpatch/amzn-2023/$name.patch
+		log=$OUT/kpatch/$name.log
+		msg "klpc build kpatch's $name.patch (expected: $want)"
+		start=$(date +%s)
+		if build "$1" "klpc-kpatch-$name" "$fix" "$log"; then
+			outcome=built
+		elif [ "$want" = refuse ] && grep -Eq "$regex" "$log"; then
+			outcome=refused
+		else
+			outcome=failed
+		fi
+		echo "$(($(date +%s) - start)) s" >>"$log"
+		mv "$log" "$OUT/kpatch/$name.$outcome"
+	done
+}
+
+# target_modules: the target's modules the diffs patch, which the guest
+# root lacks, into OUT/target; KLPC_MODULE_DIR names them for klpc build
+target_modules() {
+	mkdir -p "$OUT/target"
+	for ko in $("$ROOT/vm/kernel.sh" --modules crc32c_generic libcrc32c xfs joydev pcspkr); do
+		cp "$ko" "$OUT/target/"
+	done
+	KLPC_MODULE_DIR=$OUT/target
+	export KLPC_MODULE_DIR
+}
+
 main() {
 	: "${KLPC_KDIR:?KLPC_KDIR not set}"
 	wanted || return 0
@@ -44,16 +96,21 @@ main() {
 		return 0
 	fi
 	id=$("$ROOT/klp-convert/klpc-build-id" "$("$ROOT/vm/kernel.sh")")
+	# sympos of the names vmlinux has several of: the guest kernel's own
+	KLPC_KALLSYMS=$("$ROOT/vm/kallsyms.sh")
+	export KLPC_KALLSYMS
 	mkdir -p "$OUT"
 	for fix in "$ROOT"/tests/fixes/*.patch; do
 		name=$(basename "$fix" .patch)
 		case $name in refuse-*) continue ;; esac
+		[ "$(fix_target "$fix")" = "${KLPC_TARGET:-bookworm}" ] || continue
 		msg "klpc build $name.patch"
-		KLPC_SYMVERS=$ROOT/Module.symvers KLPC_VMLINUX_ID=$id \
-			"$ROOT/cli/klpc" build -k "$kver" -n "klpc-build-$name" \
-			-o "$OUT/klpc-build-$name.ko" "$fix" ||
+		build "$kver" "klpc-build-$name" "$fix" ||
 			die "klpc build failed on tests/fixes/$name.patch"
 	done
+	[ "${KLPC_TARGET:-bookworm}" = bookworm ] || return 0
+	target_modules
+	kpatch_set "$kver"
 }
 
 main "$@"

@@ -85,14 +85,15 @@ do_checkpatch() {
 				echo "$out"
 			}
 	done
-	# klpc-convert and klpc-compare are user space over libelf: their
-	# types are libelf's
-	for f in "$ROOT"/klp-convert/*.[ch] "$ROOT"/klp-build/compare/*.[ch]; do
+	# klpc-convert, klpc-compare and klpc-emit are user space over
+	# libelf: their types are libelf's
+	for f in "$ROOT"/klp-convert/*.[ch] "$ROOT"/klp-build/compare/*.[ch] \
+		"$ROOT"/klp-build/emit/*.[ch]; do
 		out=$(perl "$cp" --strict --no-tree --terse --show-types \
 			--ignore CAMELCASE,PREFER_KERNEL_TYPES,PREFER_DEFINED_ATTRIBUTE_MACRO \
 			-f "$f" 2>&1) || { rc=1; echo "$out"; }
 	done
-	echo "checkpatch: $(echo "$files" | wc -l) file(s) checked, and klp-convert/, klp-build/compare/"
+	echo "checkpatch: $(echo "$files" | wc -l) file(s) checked, and klp-convert/, klp-build/compare/, klp-build/emit/"
 	return $rc
 }
 

@@ -86,6 +86,15 @@ main() {
 		kdir=/usr/src/linux-headers-$kver
 		[ -d "$kdir" ] || die "$kdir missing: apt-get install --reinstall ${T_HEADERS#meta:}"
 		;;
+	pkg:*)
+		kver=${T_HEADERS#pkg:}
+		kdir=/usr/src/linux-headers-$kver
+		if [ ! -f "$kdir/Makefile" ]; then
+			[ "${1:-}" != --no-install ] || exit 1
+			is_root || die "$kdir missing: apt-get install linux-headers-$kver"
+			ensure_pkgs "linux-headers-$kver"
+		fi
+		;;
 	newest:*)
 		kver=$(newest_kver "${T_HEADERS#newest:}")
 		if [ -z "$kver" ]; then

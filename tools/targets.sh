@@ -4,6 +4,10 @@
 #
 #   bookworm       Debian 12's 6.1: the host's linux-headers-amd64, installed
 #                  with apt-get as before; the guest boots its image.
+#   bookworm-6.1.176  Debian 12's 6.1.176-1 (linux-headers-6.1.0-50-amd64,
+#                  installed like any package): an older build of 6.1, for
+#                  the test that applies a later 6.1 stable fix live
+#                  (t-87-d); only that test is meant to run on it.
 #   bookworm-6.12  Debian 12's own 6.12 (bookworm-security's linux-6.12):
 #                  the newest linux-headers-6.12.*+deb12-amd64 that apt
 #                  knows, unpacked into KLPC_CACHE/headers (its Depends
@@ -11,7 +15,8 @@
 #                  installed); the guest boots the matching image.
 #
 # target_load sets, for KLPC_TARGET (default bookworm):
-#   T_HEADERS  'meta:PKG' (the installed metapackage PKG names the release)
+#   T_HEADERS  'meta:PKG' (the installed metapackage PKG names the release),
+#              'pkg:KVER' (linux-headers-KVER, installed)
 #              or 'newest:REGEX' (the newest package whose name matches)
 #   T_SUITE    the Debian suite of the guest root
 #   T_CC       the compiler the kernel was built with; the headers'
@@ -19,7 +24,7 @@
 #   T_PKGS     host packages the unpacked headers need (what their kbuild
 #              package depends on that a build host may lack)
 
-KLPC_TARGETS='bookworm bookworm-6.12'
+KLPC_TARGETS='bookworm bookworm-6.12 bookworm-6.1.176'
 
 # shellcheck disable=SC2034 # the T_* are read by the scripts that source this
 target_load() {
@@ -27,6 +32,12 @@ target_load() {
 	case $KLPC_TARGET in
 	bookworm)
 		T_HEADERS=meta:linux-headers-amd64
+		T_SUITE=bookworm
+		T_CC=gcc-12
+		T_PKGS=
+		;;
+	bookworm-6.1.176)
+		T_HEADERS=pkg:6.1.0-50-amd64
 		T_SUITE=bookworm
 		T_CC=gcc-12
 		T_PKGS=

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Fetch Debian's kernel image for the guest (same release as the headers)
 # into the cache, without installing it, and print the path of the vmlinuz.
+# With --modules NAME...: fetch those modules of the image and print their
+# paths instead.
 # Env: KLPC_CACHE (default /var/cache/klpc), KLPC_KDIR (build tree whose
 # release to use), KLPC_KERNEL (use this bzImage instead; nothing fetched).
 set -eu
@@ -48,7 +50,47 @@ fetch_kernel() {
 	rm -rf "$tmp"
 }
 
+# fetch_modules KVER NAME...: the image package's NAME.ko (uncompressed)
+# into KLPC_CACHE/kernel/KVER/modules, for the tests of patches to module
+# code (the guest root has no modules of its own).
+fetch_modules() {
+	kver=$1
+	shift
+	dir=$KLPC_CACHE/kernel/$kver/modules
+	missing=
+	for m in "$@"; do
+		[ -s "$dir/$m.ko" ] || missing="$missing $m"
+	done
+	[ -n "$missing" ] || return 0
+	take_lock kernel
+	mkdir -p "$KLPC_CACHE/kernel" "$dir"
+	tmp=$(mktemp -d "$KLPC_CACHE/kernel/.fetch.XXXXXX")
+	download_image "$kver" "$tmp"
+	for m in $missing; do
+		dpkg-deb --fsys-tarfile "$tmp"/*.deb |
+			tar -x -C "$tmp" --wildcards "*/$m.ko*" 2>/dev/null ||
+			die "no module $m in linux-image-$kver"
+		f=$(find "$tmp" -name "$m.ko*" -type f | head -n 1)
+		case $f in
+		*.xz) xz -dc "$f" >"$dir/$m.ko.tmp" ;;
+		*.zst) zstd -qdc "$f" >"$dir/$m.ko.tmp" ;;
+		*) cp "$f" "$dir/$m.ko.tmp" ;;
+		esac
+		mv "$dir/$m.ko.tmp" "$dir/$m.ko"
+	done
+	rm -rf "$tmp"
+}
+
 main() {
+	if [ "${1:-}" = --modules ]; then
+		shift
+		kver=$(klpc_kver)
+		fetch_modules "$kver" "$@"
+		for m in "$@"; do
+			printf '%s\n' "$KLPC_CACHE/kernel/$kver/modules/$m.ko"
+		done
+		return 0
+	fi
 	if [ -n "${KLPC_KERNEL:-}" ]; then
 		[ -s "$KLPC_KERNEL" ] || die "KLPC_KERNEL=$KLPC_KERNEL: no such file"
 		printf '%s\n' "$KLPC_KERNEL"

@@ -46,7 +46,7 @@ QEMU_PIDFILE=
 
 default_timeout() {
 	case $1 in
-	demo | try) echo 600 ;;
+	demo | try | kallsyms) echo 600 ;;
 	test) echo 3600 ;;
 	bench) echo 3600 ;;
 	shell) echo 0 ;;
@@ -211,13 +211,17 @@ boot() {
 		tflags=(--foreground)
 		input=/dev/stdin
 	fi
+	# kallsyms: the guest writes /proc/kallsyms to its ttyS1, this file
+	local serial=()
+	[ "$mode" != kallsyms ] ||
+		serial=(-serial mon:stdio -serial "file:${4%.raw}.kallsyms")
 	msg "booting $(basename "$2") ($accel, timeout ${t}s), console log ${4%.raw}"
 	SECONDS=0
 	# shellcheck disable=SC2086 # $accel holds several options
 	timeout "${tflags[@]}" -k 10 "$t" qemu-system-x86_64 $accel \
 		-m "${KLPC_MEM:-2048}" -smp "${KLPC_SMP:-$(default_smp "$mode")}" -nographic -no-reboot \
 		-nic none -pidfile "$QEMU_PIDFILE" -kernel "$2" -initrd "$3" \
-		-append "$(cmdline "$mode")" <"$input" 2>&1 | tee "$4" >"$show"
+		-append "$(cmdline "$mode")" "${serial[@]}" <"$input" 2>&1 | tee "$4" >"$show"
 	rc=${PIPESTATUS[0]}
 	msg "QEMU ran for $SECONDS s (status $rc)"
 	echo "$rc"
@@ -316,7 +320,7 @@ judge() {
 		case $summary in *" 0 failed"*) return 0 ;; esac
 		return 1
 		;;
-	demo | try)
+	demo | try | kallsyms)
 		if grep -q "^KLPC-${mode^^}: OK\$" "$log" && [ "$bad" -eq 0 ]; then
 			msg "$mode: OK"
 			return 0
@@ -338,8 +342,8 @@ judge() {
 main() {
 	local mode=${1:-} kver kernel base dir log qrc bad
 	case $mode in
-	demo | test | bench | shell | try) ;;
-	*) die "usage: $0 demo|test|bench|shell|try" ;;
+	demo | test | bench | shell | try | kallsyms) ;;
+	*) die "usage: $0 demo|test|bench|shell|try|kallsyms" ;;
 	esac
 	kver=$(klpc_kver)
 	if [ "$DEBUG" -eq 1 ]; then

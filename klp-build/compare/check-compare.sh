@@ -248,12 +248,54 @@ twin $_b $_a"
 	expect renum 0 "$_want"
 }
 
+# a string that differs only in digits (a moved "file:line"): refused
+case_digits() {
+	unit digits-a <<'EOF'
+extern void say(const char *s);
+void f(void) { say("x.c:10"); }
+EOF
+	unit digits-b <<'EOF'
+extern void say(const char *s);
+void f(void) { say("x.c:12"); }
+EOF
+	expect digits 1 'only digits in its strings changed'
+}
+
+# the keys (lockdep's __key) a function uses one after the other: paired
+# in order with the original's, though a new function's key renumbers them
+case_key_order() {
+	unit keys-a <<'EOF'
+extern void init_lock(int *key);
+void f(void) { { static int __key; init_lock(&__key); } { static int __key; init_lock(&__key); } }
+EOF
+	unit keys-b <<'EOF'
+extern void init_lock(int *key);
+void n(void) { static int __key; init_lock(&__key); }
+void f(void) { { static int __key; init_lock(&__key); } { static int __key; init_lock(&__key); } ext(1); }
+EOF
+	_st=0
+	_out=$("$COMPARE" "$DIR/keys-a.o" "$DIR/keys-b.o" 2>&1) || _st=$?
+	_f1=$(objdump -dr --section=.text.f "$DIR/keys-a.o" | grep -o '__key\.[0-9]*' | sed -n 1p)
+	_f2=$(objdump -dr --section=.text.f "$DIR/keys-a.o" | grep -o '__key\.[0-9]*' | sed -n 2p)
+	_p1=$(objdump -dr --section=.text.f "$DIR/keys-b.o" | grep -o '__key\.[0-9]*' | sed -n 1p)
+	_p2=$(objdump -dr --section=.text.f "$DIR/keys-b.o" | grep -o '__key\.[0-9]*' | sed -n 2p)
+	if [ "$_st" != 0 ] || ! echo "$_out" | grep -qx 'changed f' ||
+		echo "$_out" | grep -Eqx "new-data ($_p1|$_p2)"; then
+		result fail key_order "exit $_st: $_out"
+	elif { [ "$_p1" != "$_f1" ] && ! echo "$_out" | grep -qx "twin $_p1 $_f1"; } ||
+		{ [ "$_p2" != "$_f2" ] && ! echo "$_out" | grep -qx "twin $_p2 $_f2"; }; then
+		result fail key_order "f's keys $_p1 $_p2 not paired with $_f1 $_f2: $_out"
+	else
+		result ok key_order
+	fi
+}
+
 main() {
 	[ -x "$COMPARE" ] || { echo "no $COMPARE: make klp-build/compare/klpc-compare"; exit 1; }
 	rm -rf "$DIR"
 	mkdir -p "$DIR"
 	for c in same body inline notrace global_notrace data rodata init \
-		line strings new static_local static_renumbered; do
+		line strings new static_local static_renumbered digits key_order; do
 		"case_$c"
 	done
 	echo "compare: $PASSED passed, $FAILED failed"

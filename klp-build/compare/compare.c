@@ -30,8 +30,12 @@
 #include <string.h>
 
 #include "compare.h"
+#include "../../klp-convert/util.h"
 
 static const char *patched_path;
+
+static const char digits_only[] =
+	"only digits in its strings changed: a moved __LINE__ cannot be told from a fix";
 
 static int refuse(const struct cmp_sym *s, const char *why)
 {
@@ -147,6 +151,30 @@ static int changed_data(struct cmp_obj *orig, struct cmp_obj *patched,
 			  "changed read-only data that other units may use");
 }
 
+/*
+ * Static locals the kernel's macros make for their own bookkeeping: a
+ * lock's lockdep class (__key), WARN_ONCE's and printk_once's flags, a
+ * ratelimit's state, a dynamic debug descriptor.  When the running
+ * kernel's instance cannot be told, a fresh one in the patch module only
+ * costs a second warning or a fresh lockdep class: taken as new data
+ * rather than refused, as kpatch does.  Their contents differ when only
+ * a line number moved (a descriptor's, a WARN's): the kernel's instance
+ * stays in use then.
+ */
+static bool housekeeping(const struct cmp_sym *s)
+{
+	static const char *const keys[] = {
+		"__key.", "__warned.", "__already_done.", "__print_once.",
+		"_rs.", "descriptor.", "__UNIQUE_ID_ddebug",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		if (!strncmp(s->key, keys[i], strlen(keys[i])))
+			return true;
+	return false;
+}
+
 /* decide each patched symbol's state; refuse what cannot be patched */
 static int classify(struct cmp_obj *orig, struct cmp_obj *patched)
 {
@@ -160,15 +188,23 @@ static int classify(struct cmp_obj *orig, struct cmp_obj *patched)
 			s->state = CMP_NEW;
 		else if (!cmp_same(orig, s->twin, patched, s))
 			s->state = CMP_CHANGED;
+		if (s->state == CMP_CHANGED && cmp_is_func(s))
+			s->digits = cmp_same_but_digits(orig, s->twin, patched, s);
 	}
 	for (i = 0; i < patched->nr; i++) {
 		struct cmp_sym *s = &patched->syms[i];
 
-		if (s->state == CMP_CHANGED && !cmp_is_func(s))
+		if (s->state == CMP_CHANGED && !cmp_is_func(s) &&
+		    housekeeping(s))
+			s->state = CMP_SAME;	/* a line number moved */
+		else if (s->state == CMP_CHANGED && !cmp_is_func(s))
 			ret |= changed_data(orig, patched, s);
+		else if (s->state == CMP_CHANGED && s->digits)
+			ret |= refuse(s, digits_only);
 		else if (s->state == CMP_CHANGED)
 			ret |= mark_changed(orig, patched, s, 0);
-		else if (s->ambiguous && writable(patched, s))
+		else if (s->ambiguous && writable(patched, s) &&
+			 !housekeeping(s))
 			ret |= refuse(s, "a static local with no twin in the running kernel");
 	}
 	return ret;

@@ -38,6 +38,8 @@ enum cmp_state {
  * @state:	for the patched object's symbols: what the diff did to it
  * @ambiguous:	a static local of the patched object whose twin cannot be
  *		told among the original's (see cmp_correlate())
+ * @digits:	a changed function that only digits in its strings set
+ *		apart from its twin (see cmp_same_but_digits())
  */
 struct cmp_sym {
 	const Elf64_Sym *sym;
@@ -47,6 +49,7 @@ struct cmp_sym {
 	struct cmp_sym *twin;
 	enum cmp_state state;
 	bool ambiguous;
+	bool digits;
 };
 
 /**
@@ -73,6 +76,8 @@ size_t cmp_users(const struct cmp_obj *o, const struct cmp_sym *d,
 /* diff.c */
 bool cmp_same(const struct cmp_obj *a, const struct cmp_sym *sa,
 	      const struct cmp_obj *b, const struct cmp_sym *sb);
+bool cmp_same_but_digits(const struct cmp_obj *a, const struct cmp_sym *sa,
+			 const struct cmp_obj *b, const struct cmp_sym *sb);
 bool cmp_traceable(const struct cmp_obj *o, const struct cmp_sym *s);
 
 #endif /* KLPC_COMPARE_H */

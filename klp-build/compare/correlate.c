@@ -21,12 +21,28 @@ bool cmp_is_func(const struct cmp_sym *s)
 	return ELF64_ST_TYPE(s->sym->st_info) == STT_FUNC;
 }
 
-/* foo.constprop.12 -> foo.constprop. : the digits after a dot dropped */
+/*
+ * foo.constprop.12 -> foo.constprop. : the digits after a dot dropped; and
+ * __UNIQUE_ID_ddebug485.29 -> __UNIQUE_ID_ddebug. : a __UNIQUE_ID_ name's
+ * number is __COUNTER__'s, which any macro use added above it moves.
+ */
 static char *sym_key(const char *name)
 {
+	static const char unique[] = "__UNIQUE_ID_";
 	char *key = xstrdup(name), *w = key;
 	const char *r = name;
 
+	if (!strncmp(name, unique, sizeof(unique) - 1)) {
+		const char *end = strchr(name, '.') ?: name + strlen(name);
+
+		while (end > name && end[-1] >= '0' && end[-1] <= '9')
+			end--;
+		memcpy(w, name, end - name);
+		w += end - name;
+		r = end;
+		while (*r >= '0' && *r <= '9')
+			r++;
+	}
 	while (*r) {
 		*w++ = *r;
 		if (*r++ != '.')
@@ -38,12 +54,18 @@ static char *sym_key(const char *name)
 	return key;
 }
 
-static bool wanted(const Elf64_Sym *s, size_t nsec)
+/*
+ * Functions and data, less what the kernel's link discards: the
+ * __ADDRESSABLE() anchors in .discard.addressable are numbered by
+ * __COUNTER__, one per use, and never reach the running kernel.
+ */
+static bool wanted(const struct kelf *k, const Elf64_Sym *s)
 {
 	unsigned int type = ELF64_ST_TYPE(s->st_info);
 
 	return (type == STT_FUNC || type == STT_OBJECT) &&
-	       s->st_shndx != SHN_UNDEF && s->st_shndx < nsec;
+	       s->st_shndx != SHN_UNDEF && s->st_shndx < k->nsec &&
+	       strncmp(k->secs[s->st_shndx].name, ".discard.", 9);
 }
 
 /**
@@ -70,7 +92,7 @@ int cmp_open(struct cmp_obj *o, const char *path)
 	for (i = 0; i < nr; i++) {
 		struct cmp_sym *s = &o->syms[o->nr];
 
-		if (!wanted(&syms[i], o->elf.nsec))
+		if (!wanted(&o->elf, &syms[i]))
 			continue;
 		s->sym = &syms[i];
 		s->name = kelf_sym_name(&o->elf, &syms[i]);
@@ -216,11 +238,82 @@ static struct cmp_sym *first_user(struct cmp_obj *o, const struct cmp_sym *d)
 	return cmp_users(o, d, &f, 1) ? f : NULL;
 }
 
+/* the data symbol of @o with @s's key that relocation @r reaches, or NULL */
+static struct cmp_sym *reached(struct cmp_obj *o, const Elf64_Rela *r,
+			       const struct cmp_sym *s)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr; i++)
+		if (same_kind(&o->syms[i], s) && !strcmp(o->syms[i].key, s->key) &&
+		    reaches(o, r, &o->syms[i]))
+			return &o->syms[i];
+	return NULL;
+}
+
+/*
+ * The data symbols of @o with @s's key that function @f refers to, each
+ * once, in the order of @f's relocations, into @out (at most @max).
+ */
+static size_t key_refs(struct cmp_obj *o, const struct cmp_sym *f,
+		       const struct cmp_sym *s, struct cmp_sym **out, size_t max)
+{
+	const Elf64_Sym *fs = f->sym;
+	size_t i, j, k, nr, n = 0;
+
+	for (i = 1; i < o->elf.nsec; i++) {
+		const struct kelf_sec *sec = &o->elf.secs[i];
+		const Elf64_Rela *r = (const Elf64_Rela *)sec->data;
+
+		if (sec->sh.sh_type != SHT_RELA || sec->sh.sh_info != f->sec)
+			continue;
+		nr = sec->size / sizeof(*r);
+		for (j = 0; j < nr && n < max; j++) {
+			struct cmp_sym *d;
+
+			if (r[j].r_offset < fs->st_value ||
+			    r[j].r_offset >= fs->st_value + fs->st_size)
+				continue;
+			d = reached(o, &r[j], s);
+			for (k = 0; d && k < n; k++)
+				if (out[k] == d)
+					d = NULL;
+			if (d)
+				out[n++] = d;
+		}
+	}
+	return n;
+}
+
+/*
+ * @s among the statics of its key that its user refers to, and the
+ * original's at the same place among those the user's twin refers to:
+ * copy_process() has a dozen __key.N, one per spin_lock_init(), in the
+ * same order before and after a diff that adds none.  NULL when the
+ * numbers of them differ.
+ */
+static struct cmp_sym *by_order(struct cmp_obj *orig, struct cmp_obj *patched,
+				struct cmp_sym *user, const struct cmp_sym *s)
+{
+	struct cmp_sym *a[64], *b[64];
+	size_t na, nb, i;
+
+	na = key_refs(patched, user, s, a, 64);
+	nb = key_refs(orig, user->twin, s, b, 64);
+	if (na != nb || na == 64)
+		return NULL;
+	for (i = 0; i < na; i++)
+		if (a[i] == s)
+			return b[i]->twin ? NULL : b[i];
+	return NULL;
+}
+
 /*
  * A static local whose key is not unique (count.1 and count.4 in two
  * functions): the one of @orig used by the twin of the function that
- * uses @s.  *ambiguous: that twin uses symbols of this key, but not
- * exactly one that is free; when it uses none, @s is new.
+ * uses @s, told apart by order when that twin uses several.
+ * *ambiguous: that twin uses symbols of this key, but which one is @s's
+ * cannot be told; when it uses none, @s is new.
  */
 static struct cmp_sym *by_user(struct cmp_obj *orig, struct cmp_obj *patched,
 			       const struct cmp_sym *s, bool *ambiguous)
@@ -243,8 +336,10 @@ static struct cmp_sym *by_user(struct cmp_obj *orig, struct cmp_obj *patched,
 			n++;
 		}
 	}
-	*ambiguous = used && n != 1;
-	return n == 1 ? found : NULL;
+	if (n > 1)
+		found = by_order(orig, patched, user, s);
+	*ambiguous = used && !found;
+	return found;
 }
 
 static void pair(struct cmp_sym *a, struct cmp_sym *b)

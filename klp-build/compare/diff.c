@@ -93,6 +93,22 @@ static bool pc_relative(unsigned int type)
 	return type == R_X86_64_PC32 || type == R_X86_64_PLT32;
 }
 
+/* cmp_same_but_digits() is comparing: strings may differ in digits */
+static bool ignore_digits;
+
+/* @a and @b (@len bytes each) differ, if at all, only in decimal digits */
+static bool same_but_digits(const unsigned char *a, const unsigned char *b,
+			    size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (a[i] != b[i] && !(a[i] >= '0' && a[i] <= '9' &&
+				      b[i] >= '0' && b[i] <= '9'))
+			return false;
+	return true;
+}
+
 /* what a relocation into a mergeable section reaches: its bytes */
 static bool same_merged(const struct kelf_sec *sa, GElf_Sxword offa,
 			const struct kelf_sec *sb, GElf_Sxword offb)
@@ -111,7 +127,25 @@ static bool same_merged(const struct kelf_sec *sa, GElf_Sxword offa,
 		if ((size_t)offa + la > sa->size || (size_t)offb + lb > sb->size)
 			return false;
 	}
-	return la == lb && !memcmp(sa->data + offa, sb->data + offb, la);
+	if (la != lb)
+		return false;
+	if (ignore_digits && (sa->sh.sh_flags & SHF_STRINGS))
+		return same_but_digits(sa->data + offa, sb->data + offb, la);
+	return !memcmp(sa->data + offa, sb->data + offb, la);
+}
+
+/*
+ * A local label gas kept (.LC26) in a mergeable section, or its section
+ * symbol: both name a string or constant by where it is, which moves.
+ */
+static bool merged_label(const struct kelf *k, const Elf64_Sym *s)
+{
+	unsigned int type = ELF64_ST_TYPE(s->st_info);
+
+	return (type == STT_SECTION ||
+		(type == STT_NOTYPE && ELF64_ST_BIND(s->st_info) == STB_LOCAL)) &&
+	       s->st_shndx < k->nsec &&
+	       (k->secs[s->st_shndx].sh.sh_flags & SHF_MERGE);
 }
 
 /* the function or data object @o lists for symbol @sym, if any */
@@ -157,8 +191,9 @@ static bool same_target(const struct cmp_obj *oa, const Elf64_Rela *ra,
 
 	if (!sa || !sb || type != ELF64_R_TYPE(rb->r_info))
 		return false;
-	if (ELF64_ST_TYPE(sa->st_info) != STT_SECTION ||
-	    ELF64_ST_TYPE(sb->st_info) != STT_SECTION)
+	if ((ELF64_ST_TYPE(sa->st_info) != STT_SECTION ||
+	     ELF64_ST_TYPE(sb->st_info) != STT_SECTION) &&
+	    (!merged_label(a, sa) || !merged_label(b, sb)))
 		return ra->r_addend == rb->r_addend &&
 		       same_named(oa, sa, ob, sb);
 	if (sa->st_shndx >= a->nsec || sb->st_shndx >= b->nsec)
@@ -171,7 +206,9 @@ static bool same_target(const struct cmp_obj *oa, const Elf64_Rela *ra,
 		return ra->r_addend == rb->r_addend;
 	/* a PC-relative reference's addend is the target less 4 */
 	adj = pc_relative(type) ? 4 : 0;
-	return same_merged(seca, ra->r_addend + adj, secb, rb->r_addend + adj);
+	/* a label's offset is its value (a section symbol's is 0) */
+	return same_merged(seca, sa->st_value + ra->r_addend + adj,
+			   secb, sb->st_value + rb->r_addend + adj);
 }
 
 /* a named function of line_takers[] is called within 32 bytes of @off */
@@ -286,4 +323,23 @@ bool cmp_traceable(const struct cmp_obj *o, const struct cmp_sym *s)
 			return true;
 	}
 	return false;
+}
+
+/**
+ * cmp_same_but_digits() - would two differing functions be the same if
+ * their strings' digits were ignored?
+ *
+ * A string that holds __LINE__ (a "file:line" message) changes when lines
+ * are added above it; a string whose number a fix corrected changes the
+ * same way.  The caller refuses such a function rather than guess.
+ */
+bool cmp_same_but_digits(const struct cmp_obj *a, const struct cmp_sym *sa,
+			 const struct cmp_obj *b, const struct cmp_sym *sb)
+{
+	bool same;
+
+	ignore_digits = true;
+	same = cmp_same(a, sa, b, sb);
+	ignore_digits = false;
+	return same;
 }

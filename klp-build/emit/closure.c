@@ -97,6 +97,13 @@ static int reach_symbol(struct emit *e, size_t idx)
 	}
 	if (type == STT_OBJECT)
 		return emit_keep_symbol(e, idx);
+	/* a label gas kept for a string of a mergeable section (.LC6) */
+	if (type == STT_NOTYPE && ELF64_ST_BIND(s->st_info) == STB_LOCAL &&
+	    !writable(e, s->st_shndx) && !sec_is(e, s->st_shndx, SHF_EXECINSTR)) {
+		e->fate[idx] = EMIT_KEEP;
+		keep_section(e, s->st_shndx);
+		return 0;
+	}
 	return emit_err(e, "%s: a symbol of type %u the patched code needs",
 			kelf_sym_name(&e->elf, s), type);
 }
@@ -164,7 +171,10 @@ int emit_closure(struct emit *e)
 		for (i = 1; i < e->elf.nsec; i++) {
 			const Elf64_Rela *r;
 
-			if (!e->keep[i] || !(rs = emit_rela_of(e, i)))
+			if (!e->keep[i])
+				continue;
+			rs = emit_rela_of(e, i);
+			if (!rs)
 				continue;
 			r = (const Elf64_Rela *)e->elf.secs[rs].data;
 			for (j = 0; j < e->elf.secs[rs].size / sizeof(*r); j++)

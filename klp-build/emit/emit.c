@@ -12,7 +12,12 @@
  *	func KERNELNAME PREFIX_N
  *
  * the function the running kernel calls, and the global symbol of its
- * replacement, for the patch's klpc_func table.  Exit 1 with a message
+ * replacement, for the patch's klpc_func table; for each callback the
+ * unit declares (callbacks.c)
+ *
+ *	callback KIND PREFIX_N
+ *
+ * Exit 1 with a message
  * naming the file and what could not be kept.
  */
 #include <stdarg.h>
@@ -95,7 +100,7 @@ static int read_changes(struct emit *e, const char *path)
 			return emit_err(e, "cannot read %s", path);
 		while (fgets(line, sizeof(line), f)) {
 			n = sscanf(line, "%31s %511s %511s", what, name, orig);
-			if (n < 2 || (pass == 0) != !strcmp(what, "twin"))
+			if (n < 2 || !pass != !strcmp(what, "twin"))
 				continue;
 			if (one_change(e, what, name, n == 3 ? orig : NULL)) {
 				fclose(f);
@@ -114,6 +119,7 @@ static void emit_init(struct emit *e)
 	e->fate = xcalloc(e->nsyms, sizeof(*e->fate));
 	e->kname = xcalloc(e->nsyms, sizeof(*e->kname));
 	e->patched = xcalloc(e->nsyms, sizeof(*e->patched));
+	e->callback = xcalloc(e->nsyms, sizeof(*e->callback));
 }
 
 static void emit_free(struct emit *e)
@@ -125,6 +131,7 @@ static void emit_free(struct emit *e)
 	free(e->kname);
 	free(e->fate);
 	free(e->patched);
+	free(e->callback);
 	free(e->keep);
 	kelf_free(&e->elf);
 }
@@ -142,7 +149,7 @@ int main(int argc, char **argv)
 	if (kelf_read(&e.elf, argv[1]))
 		return 1;
 	emit_init(&e);
-	if (read_changes(&e, argv[2]))
+	if (read_changes(&e, argv[2]) || emit_callbacks(&e))
 		goto out;
 	do {
 		if (emit_closure(&e))

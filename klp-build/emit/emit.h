@@ -36,6 +36,8 @@ enum emit_fate {
  *		for its own
  * @patched:	per symbol: the comparison said "changed" (klpc redirects the
  *		kernel's function to this one)
+ * @callback:	per symbol: the callback kind it is declared as (callbacks.c),
+ *		or NULL
  * @nsyms:	the symbol count (of the arrays above)
  * @changed:	set by emit_closure() when anything new was kept
  */
@@ -45,6 +47,7 @@ struct emit {
 	enum emit_fate *fate;
 	char **kname;
 	bool *patched;
+	const char **callback;
 	size_t nsyms;
 	bool changed;
 };
@@ -58,6 +61,9 @@ int emit_reach(struct emit *e, const Elf64_Rela *r, size_t from);
 int emit_closure(struct emit *e);
 size_t emit_sym_at(const struct emit *e, size_t sec, long long off);
 size_t emit_rela_of(const struct emit *e, size_t sec);
+
+/* callbacks.c */
+int emit_callbacks(struct emit *e);
 
 /* special.c */
 bool emit_is_special(const char *name);

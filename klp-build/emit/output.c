@@ -90,7 +90,8 @@ static void externalize(struct emit *e)
 
 /*
  * A global alias PREFIX_N for each patched function, which the patch's
- * klpc_func table names as new_func; printed as "func KERNELNAME ALIAS".
+ * klpc_func table names as new_func, printed as "func KERNELNAME ALIAS";
+ * and for each callback, printed as "callback KIND ALIAS".
  */
 static void add_aliases(struct emit *e, const char *prefix)
 {
@@ -100,7 +101,7 @@ static void add_aliases(struct emit *e, const char *prefix)
 
 	kelf_syms(&e->elf, &nr);
 	for (i = 1; i < nr; i++)
-		count += e->patched[i];
+		count += e->patched[i] || e->callback[i];
 	names = xcalloc(count + 1, sizeof(*names));
 	for (i = 0; i < count; i++) {
 		snprintf(alias, sizeof(alias), "%s_%zu", prefix, i);
@@ -112,14 +113,17 @@ static void add_aliases(struct emit *e, const char *prefix)
 	for (i = 1; i < nr; i++) {
 		Elf64_Sym *a = &out[nr + n];
 
-		if (!e->patched[i])
+		if (!e->patched[i] && !e->callback[i])
 			continue;
 		*a = syms[i];
 		a->st_name = names[n];
 		a->st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
 		a->st_other = 0;
-		printf("func %s %s_%zu\n", e->kname[i] ? e->kname[i] :
-		       kelf_sym_name(&e->elf, &syms[i]), prefix, n);
+		if (e->callback[i])
+			printf("callback %s %s_%zu\n", e->callback[i], prefix, n);
+		else
+			printf("func %s %s_%zu\n", e->kname[i] ? e->kname[i] :
+			       kelf_sym_name(&e->elf, &syms[i]), prefix, n);
 		n++;
 	}
 	kelf_set_data(&e->elf, e->elf.symtab, out, (nr + count) * sizeof(*out));
