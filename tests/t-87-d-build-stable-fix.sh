@@ -18,7 +18,8 @@ ko=$KLPC_MODDIR/klpc-build-stable-fcntl-rw-hint.ko
 # opened read-only; prints "ok" or the error
 set_hint() {
 	perl -e 'open(my $f, "<", $ARGV[0]) or die "open: $!\n";
-		print fcntl($f, 1036, pack("Q", 2)) ? "ok\n" : "$!\n"' "$1"
+		my $hint = pack("Q", 2);
+		print fcntl($f, 1036, $hint) ? "ok\n" : "$!\n"' "$1"
 }
 
 dir=$KLPC_TMP/rw-hint
