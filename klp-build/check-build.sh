@@ -53,6 +53,14 @@ main() {
 	refused no-headers 1 'no headers for 0.0.0-none' -k 0.0.0-none \
 		"$ROOT/tests/fixes/cmdline.patch"
 	refused no-diff 1 'no such file' -k "$1" "$TMP/none.patch"
+	# a symbol list of another build of the kernel: the replaced function
+	# takes far more room there than it compiles to here
+	printf '%s\n' 'ffffffff81000000 T _stext' \
+		'ffffffff81200000 t cmdline_proc_show' \
+		'ffffffff81201000 t proc_cmdline_init' >"$TMP/kallsyms"
+	export KLPC_KALLSYMS="$TMP/kallsyms"
+	refused other-build 1 'does not match' -k "$1" "$ROOT/tests/fixes/cmdline.patch"
+	unset KLPC_KALLSYMS
 	for fix in "$ROOT"/tests/fixes/refuse-*.patch; do
 		refused "$(basename "$fix" .patch)" 1 \
 			"$(sed -n 's/^X-Klpc-Expect: //p' "$fix")" -k "$1" "$fix"

@@ -58,7 +58,8 @@ hook_objects() {
 hook_object() {
 	echo
 	echo "static struct klpc_func klpc_funcs_$1[] = {"
-	awk -v o="$1" '$1 == o { print "\t{ .old_name = \"" $2 "\", .new_func = " $3 " }," }' \
+	awk -v o="$1" '$1 == o && $4 == 0 { print "\t{ .old_name = \"" $2 "\", .new_func = " $3 " }," }
+		$1 == o && $4 != 0 { print "\t{ .old_name = \"" $2 "\", .new_func = " $3 ", .old_sympos = " $4 " }," }' \
 		"$WORK/module/funcs"
 	echo "	{ }"
 	echo "};"
@@ -74,7 +75,7 @@ $_cb	},
 }
 
 # emit_hook: WORK/module/klpc-hook.c, the patch's klpc_patch, from the
-# "OBJECT KNAME ALIAS" lines of WORK/module/funcs, the "OBJECT KIND ALIAS"
+# "OBJECT KNAME ALIAS SYMPOS" lines of WORK/module/funcs, the "OBJECT KIND ALIAS"
 # lines of WORK/module/callbacks and the lines of
 # WORK/module/annots (unexported symbols whose object or position, sympos,
 # the relocation must name: "OBJECT NAME POS").
@@ -157,46 +158,59 @@ emit_kallsyms() {
 		verbose "no symbol list of $TGT_KVER (KLPC_KALLSYMS): names vmlinux has several of cannot be numbered"
 }
 
+# kallsyms_facts UNIT WANT: "NAME COUNT POS GAP" for each name of the
+# file WANT that vmlinux has (klp-build/kallsyms.awk)
+kallsyms_facts() {
+	nm --defined-only "$WORK/orig/$1" | awk '{ print $3 }' >"$WORK/module/anchors"
+	awk -f "$KLPC_BUILD_DIR/kallsyms.awk" "$2" "$WORK/module/anchors" "$KALLSYMS"
+}
+
 # vmlinux_annots UNIT UNITOBJ: a "vmlinux NAME POS" line for each
 # unexported symbol UNITOBJ uses that vmlinux has several of: the
 # livepatch relocation must say which (sympos, its rank in kallsyms'
-# address order).  UNIT's own is the one whose nearest neighbours of a
-# unique name, before or after it, are symbols UNIT defines: a unit's code
-# and data are contiguous in vmlinux.  Refused when that does not tell.
+# address order).  Refused when which is UNIT's cannot be told.
 vmlinux_annots() {
 	[ -n "$KALLSYMS" ] || return 0
 	unexported "$2" >"$WORK/module/want"
-	nm --defined-only "$WORK/orig/$1" | awk '{ print $3 }' >"$WORK/module/anchors"
-	awk 'FILENAME == ARGV[1] { want[$1] = 1; next }
-	     FILENAME == ARGV[2] { anchor[$1] = 1; next }
-	     NF == 3 { n++; name[n] = $3; count[$3]++ }
-	     function mine(k,   j) {
-		for (j = k - 1; j >= 1; j--)
-			if (count[name[j]] == 1)
-				return name[j] in anchor
-		for (j = k + 1; j <= n; j++)
-			if (count[name[j]] == 1)
-				return name[j] in anchor
-		return 0
-	     }
-	     END {
-		for (k = 1; k <= n; k++) {
-			if (!(name[k] in want) || count[name[k]] < 2)
-				continue
-			rank[name[k]]++
-			if (mine(k)) {
-				hits[name[k]]++
-				pos[name[k]] = rank[name[k]]
-			}
-		}
-		for (w in want)
-			if (count[w] > 1)
-				print "vmlinux", w, hits[w] == 1 ? pos[w] : "?" count[w]
-	     }' "$WORK/module/want" "$WORK/module/anchors" "$KALLSYMS" >"$WORK/module/ranked"
-	_bad=$(awk '$3 ~ /^\?/ { print $2 " (" substr($3, 2) " in vmlinux)" }' "$WORK/module/ranked" | head -n 1)
+	kallsyms_facts "$1" "$WORK/module/want" >"$WORK/module/ranked"
+	_bad=$(awk '$2 > 1 && $3 == "?" { print $1 " (" $2 " in vmlinux)" }' "$WORK/module/ranked" | head -n 1)
 	[ -z "$_bad" ] ||
 		fail "${1%.o}.c: the patched code uses $_bad, and which is this unit's cannot be told"
-	cat "$WORK/module/ranked"
+	awk '$2 > 1 { print "vmlinux", $1, $3 }' "$WORK/module/ranked"
+}
+
+# vmlinux_funcs UNIT FUNCS: the "KNAME ALIAS" lines of FUNCS as "vmlinux
+# KNAME ALIAS POS", POS the replaced function's sympos; and the check that
+# the source reproduces the running kernel: each replaced function as
+# compiled here (before the diff) must fill the running one's place, its
+# size to the next symbol less at most 63 bytes of padding.  Another
+# source or compiler almost always changes a function's size.
+vmlinux_funcs() {
+	if [ -z "$KALLSYMS" ]; then
+		sed 's/^/vmlinux /; s/$/ 0/' "$2"
+		return 0
+	fi
+	cut -d' ' -f1 "$2" >"$WORK/module/want"
+	kallsyms_facts "$1" "$WORK/module/want" >"$WORK/module/ranked"
+	nm -S --defined-only "$WORK/orig/$1" | awk 'NF == 4 { print $4, $2 }' >"$WORK/module/sizes"
+	_unit=$1
+	while read -r _f _alias; do
+		_facts=$(awk -v f="$_f" '$1 == f { print $2, $3, $4 }' "$WORK/module/ranked")
+		[ -n "$_facts" ] ||
+			fail "${_unit%.o}.c: $_f is not in $TGT_KVER's vmlinux: the source does not match it"
+		_count=${_facts%% *}
+		_pos=${_facts#* }
+		_gap=${_pos#* }
+		_pos=${_pos%% *}
+		[ "$_pos" != "?" ] ||
+			fail "${_unit%.o}.c: vmlinux has $_count functions named $_f, and which is this unit's cannot be told"
+		_size=$(awk -v f="$_f" '$1 == f { print $2; exit }' "$WORK/module/sizes")
+		_size=$(printf '%d' "0x${_size:-0}")
+		if [ "$_gap" = "?" ] || [ "$_gap" -lt "$_size" ] || [ "$_gap" -ge $((_size + 64)) ]; then
+			fail "${_unit%.o}.c: $_f compiles to $_size bytes here, the running one takes $_gap: the source or compiler does not match $TGT_KVER"
+		fi
+		echo "vmlinux $_f $_alias $_pos"
+	done <"$2"
 }
 
 # emit_objects: WORK/module/uN.o_shipped per changed unit, and the funcs,
@@ -216,7 +230,12 @@ emit_objects() {
 		_out=$("$KLPC_EMIT" "$WORK/patched/$_u" "$WORK/module/u$_n.changes" \
 			"klpc_new_u$_n" "$WORK/module/u$_n.o_shipped" 2>&1) ||
 			fail "$(echo "$_out" | sed "s|$WORK/patched/||")"
-		echo "$_out" | sed -n "s/^func /$_obj /p" >>"$WORK/module/funcs"
+		if [ "$_obj" = vmlinux ]; then
+			echo "$_out" | sed -n 's/^func //p' >"$WORK/module/u$_n.funcs"
+			vmlinux_funcs "$_u" "$WORK/module/u$_n.funcs"
+		else
+			echo "$_out" | sed -n "s/^func \(.*\)/$_obj \1 0/p"
+		fi >>"$WORK/module/funcs"
 		echo "$_out" | sed -n "s/^callback /$_obj /p" >>"$WORK/module/callbacks"
 		if [ "$_obj" = vmlinux ]; then
 			vmlinux_annots "$_u" "$WORK/module/u$_n.o_shipped"
@@ -261,7 +280,8 @@ emit_module() {
 		KBUILD_EXTRA_SYMBOLS="$KLPC_SYMVERS" modules \
 		>"$WORK/module/build.log" 2>&1 ||
 		fail "the module does not link: $(grep -E 'error|ERROR' "$WORK/module/build.log" | head -n 3)"
-	_replaces=$(awk '{ print "-r " $1 ":" $2 }' "$WORK/module/funcs")
+	_replaces=$(awk '$4 == 0 { print "-r " $1 ":" $2 } $4 != 0 { print "-r " $1 ":" $2 "," $4 }' \
+		"$WORK/module/funcs")
 	# the target's modules: their symbols checked, their build IDs recorded
 	_mdir=${KLPC_MODULE_DIR:-/lib/modules/$TGT_KVER/kernel}
 	[ ! -d "$_mdir" ] || _replaces="$_replaces --module-dir $_mdir"
