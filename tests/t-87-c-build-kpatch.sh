@@ -77,6 +77,18 @@ check_macro_callbacks() {
 	fi
 }
 
+# a task forked after the patch has its shadow "newpid" (klpc's shadow
+# variables, through the diff's klp_shadow_*() calls)
+check_shadow_newpid_rebased() {
+	if [ "$1" = on ]; then
+		sh -c 'grep -q "^newpid:" /proc/$$/status' ||
+			die "shadow-newpid: a new task's status has no 'newpid:'"
+	else
+		! sh -c 'grep -q "^newpid:" /proc/$$/status' ||
+			die "shadow-newpid: 'newpid:' after unload"
+	fi
+}
+
 # the rest patch code every task runs: the checks are that it still works
 check_common() {
 	sh -c 'true' || die "$2: fork and exec fail ($1)"

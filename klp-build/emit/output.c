@@ -89,6 +89,33 @@ static void externalize(struct emit *e)
 }
 
 /*
+ * A diff written for the kernel's own livepatch (or kpatch, which uses
+ * it) calls its shadow variable API, klp_shadow_get() and the rest: the
+ * calls go to klpc's, which has the same functions and arguments under
+ * klpc_ names (include/klpc-compat.h), so that the patch's shadow
+ * variables live in klpc, with its patches.
+ */
+static void klpc_names(struct emit *e)
+{
+	static const char prefix[] = "klp_shadow_";
+	size_t nr, i, name;
+	Elf64_Sym *syms = kelf_syms(&e->elf, &nr);
+	char klpc[256];
+
+	for (i = 1; i < nr; i++) {
+		const char *old = kelf_sym_name(&e->elf, &syms[i]);
+
+		if (syms[i].st_shndx != SHN_UNDEF ||
+		    strncmp(old, prefix, sizeof(prefix) - 1))
+			continue;
+		snprintf(klpc, sizeof(klpc), "klpc_%s", old + 4);
+		name = kelf_str_add(&e->elf, e->elf.strtab, klpc);
+		syms = kelf_syms(&e->elf, &nr);
+		syms[i].st_name = name;
+	}
+}
+
+/*
  * A global alias PREFIX_N for each patched function, which the patch's
  * klpc_func table names as new_func, printed as "func KERNELNAME ALIAS";
  * and for each callback, printed as "callback KIND ALIAS".
@@ -196,6 +223,7 @@ int emit_output(struct emit *e, const char *prefix, const char *path)
 	if (emit_filter_special(e) || retarget_all(e))
 		return -1;
 	externalize(e);
+	klpc_names(e);
 	add_aliases(e, prefix);
 	drop_unkept(e);
 	if (kelf_remove_dropped(&e->elf) || drop_unused_undefined(e))
