@@ -56,21 +56,65 @@ scratch_tree() {
 	cp -al "$SRC_TREE" "$WORK/tree" || fail "cannot copy $SRC_TREE into $WORK"
 }
 
-# includers HEADER: the .c files that include HEADER by its name, directly
-# or through headers that do, to a depth of 3 (one line each).
+# includes_of PATHS: the files of the scratch tree that include one of
+# the headers PATHS (a list of paths in the tree), one line each.  An
+# include is followed as the compiler would: "x.h" relative to the
+# including file first, then <x.h> and "x.h" under the include
+# directories; so fs/proc/internal.h is fs/proc/'s "internal.h", not
+# mm/'s.
+includes_of() {
+	_re=$(echo "$1" | xargs -n 1 basename | sort -u | sed 's/[.]/\\./g' | paste -sd'|')
+	(cd "$WORK/tree" && grep -rHoE --include='*.[ch]' \
+		"^#[[:space:]]*include[[:space:]]*[<\"]([^>\"]*/)?($_re)[>\"]" . 2>/dev/null) |
+		awk -v paths="$1" '
+		function norm(p,   n, i, part, out, k) {
+			n = split(p, part, "/")
+			k = 0
+			for (i = 1; i <= n; i++) {
+				if (part[i] == "." || part[i] == "")
+					continue
+				if (part[i] == ".." && k > 0)
+					k--
+				else
+					out[++k] = part[i]
+			}
+			p = out[1]
+			for (i = 2; i <= k; i++)
+				p = p "/" out[i]
+			return p
+		}
+		BEGIN {
+			n = split(paths, h, "\n")
+			for (i = 1; i <= n; i++)
+				want[h[i]] = 1
+			split("include arch/x86/include include/uapi arch/x86/include/uapi", dirs, " ")
+		}
+		{
+			f = substr($0, 3, index($0, ":") - 3)
+			t = $0
+			sub(/^[^<"]*[<"]/, "", t)
+			sub(/[>"]$/, "", t)
+			d = f
+			sub(/\/[^\/]*$/, "", d)
+			hit = index($0, "\"") && (norm(d "/" t) in want)
+			for (i = 1; i <= 4 && !hit; i++)
+				hit = (dirs[i] "/" t) in want
+			if (hit)
+				print f
+		}' | sort -u
+}
+
+# includers HEADER: the .c files that include HEADER, directly or through
+# headers that do, to a depth of 3 (one line each).
 includers() {
-	_names=$(basename "$1")
-	_seen=$_names
+	_paths=$1
+	_seen=$_paths
 	_depth=0
-	while [ "$_depth" -lt 3 ] && [ -n "$_names" ]; do
-		_re=$(echo "$_names" | sed 's/[.]/\\./g' | paste -sd'|')
-		_hits=$(cd "$WORK/tree" && grep -rlE --include='*.[ch]' \
-			"^#[[:space:]]*include[[:space:]]*[<\"]([^>\"]*/)?($_re)[>\"]" \
-			. 2>/dev/null | sed 's|^\./||')
+	while [ "$_depth" -lt 3 ] && [ -n "$_paths" ]; do
+		_hits=$(includes_of "$_paths")
 		echo "$_hits" | grep '\.c$' || true
-		_names=$(echo "$_hits" | grep '\.h$' | xargs -r -n 1 basename |
-			sort -u | grep -vxF "$_seen" || true)
-		_seen=$(printf '%s\n%s\n' "$_seen" "$_names")
+		_paths=$(echo "$_hits" | grep '\.h$' | grep -vxF "$_seen" || true)
+		_seen=$(printf '%s\n%s\n' "$_seen" "$_paths")
 		_depth=$((_depth + 1))
 	done
 }
