@@ -221,11 +221,28 @@ build_units() {
 	patch -p1 -d "$WORK/tree" -f -s --fuzz=0 <"$1" >>"$WORK/build.log" 2>&1 ||
 		fail "$1 did not apply in the scratch tree ($WORK/build.log)"
 	progress "compiling $(echo "$UNITS" | grep -c .) unit(s) after the diff"
+	patched_units
+	verbose "units: $(echo "$UNITS" | paste -sd' ')"
+}
+
+# patched_units: every unit of UNITS compiled after the diff, JOBS at a
+# time (a header change brings in dozens)
+patched_units() {
+	_running=0
 	for _u in $UNITS; do
-		patched_unit "$_u" ||
+		_mark=$WORK/failed.$(echo "$_u" | tr / _)
+		(patched_unit "$_u" || : >"$_mark") &
+		_running=$((_running + 1))
+		if [ "$_running" -ge "$JOBS" ]; then
+			wait
+			_running=0
+		fi
+	done
+	wait
+	for _u in $UNITS; do
+		[ ! -e "$WORK/failed.$(echo "$_u" | tr / _)" ] ||
 			fail "the patched ${_u%.o}.c does not compile: $(grep -E 'error:' "$WORK/build.log" | head -n 3)"
 	done
-	verbose "units: $(echo "$UNITS" | paste -sd' ')"
 }
 
 # unit_object UNIT: the object a unit is linked into: vmlinux, or the
