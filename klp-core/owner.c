@@ -29,6 +29,7 @@ static bool klpc_livepatch_owner(unsigned long addr, char *buf, size_t size)
 {
 #ifdef CONFIG_LIVEPATCH
 	struct list_head *patches;
+	/* klp_mutex: guards the built-in's list of patches */
 	struct mutex *lock;
 	struct klp_patch *patch;
 	struct klp_object *obj;
