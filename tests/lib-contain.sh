@@ -1,6 +1,6 @@
 # shellcheck shell=sh
 # shellcheck disable=SC2016 # the scripts run in the context's own shell
-# Helpers of the containment tests (t-8b-*, t-8c-*, t-8d-*), after lib.sh:
+# Helpers of the containment tests (t-2b-*, t-2c-*, t-2d-*), after lib.sh:
 # run a command as someone who must not be able to change klpc.
 #
 # The contexts, by name:
