@@ -26,6 +26,7 @@
 #include "compat.h"
 #include "core.h"
 #include "kallsyms.h"
+#include "owner.h"
 #include "patch.h"
 #include "tasks.h"
 
@@ -388,7 +389,8 @@ static unsigned int klpc_count_funcs(struct klpc_patch *patch,
 
 /*
  * One message for a failed filter update: the function that has a direct
- * call (@direct) or that another IPMODIFY user owns, if there is one.
+ * call (@direct) or that another IPMODIFY user owns, if there is one, and
+ * that user when owner.c can tell it.
  */
 static void klpc_report_failure(struct klpc_patch *patch,
 				unsigned long *ips, unsigned int nr,
@@ -398,6 +400,7 @@ static void klpc_report_failure(struct klpc_patch *patch,
 	struct klpc_func *func;
 	bool ftrace_off = !READ_ONCE(*klpc_ksyms.ftrace_enabled);
 	const char *why = "is already redirected by another ftrace user (livepatch or kprobe)";
+	char owner[256];
 	unsigned long bad = direct;
 
 	if (direct)
@@ -409,6 +412,15 @@ static void klpc_report_failure(struct klpc_patch *patch,
 		klpc_for_each_func(obj, func) {
 			if (!bad || func->old_ip != bad)
 				continue;
+			if (!direct &&
+			    klpc_ftrace_owner((unsigned long)func->old_func,
+					      func->old_ip, owner,
+					      sizeof(owner))) {
+				pr_err("patch '%s': object '%s': function '%s' is already redirected by %s (%d)\n",
+				       patch->mod->name, klpc_obj_name(obj),
+				       func->old_name, owner, ret);
+				return;
+			}
 			pr_err("patch '%s': object '%s': function '%s' %s (%d)\n",
 			       patch->mod->name, klpc_obj_name(obj),
 			       func->old_name, why, ret);

@@ -4,7 +4,8 @@
  *
  * A module cannot add /proc/<pid>/patch_state files as the built-in
  * livepatch does, so the tasks that block a transition are listed in one
- * file instead, root only.
+ * file instead, root only: root of the initial user namespace with
+ * CAP_SYS_ADMIN, checked at open (access.c), as for /proc/<pid>/stack.
  */
 
 #define pr_fmt(fmt) "klpc: " fmt
@@ -14,6 +15,7 @@
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 
+#include "access.h"
 #include "core.h"
 #include "hooks.h"
 #include "procfs.h"
@@ -38,9 +40,12 @@ static int klpc_tasks_open(struct inode *inode, struct file *file)
 {
 	struct klpc_tasks_text *text = NULL;
 	size_t size = 0;
-	ssize_t len = -ENOSPC;
+	ssize_t len = klpc_may_read(file);
 	int tries;
 
+	if (len)
+		return len;
+	len = -ENOSPC;
 	for (tries = 0; tries < 3 && len == -ENOSPC; tries++) {
 		kvfree(text);
 		size = size * 2 + (klpc_tasks_pending() + 16) * 80;
@@ -109,6 +114,33 @@ static int klpc_transition_proc_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+static int klpc_stats_open(struct inode *inode, struct file *file)
+{
+	return klpc_may_read(file) ?: single_open(file, klpc_stats_proc_show,
+						  NULL);
+}
+
+static int klpc_transition_open(struct inode *inode, struct file *file)
+{
+	return klpc_may_read(file) ?: single_open(file,
+						  klpc_transition_proc_show,
+						  NULL);
+}
+
+static const struct proc_ops klpc_stats_proc_ops = {
+	.proc_open	= klpc_stats_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+};
+
+static const struct proc_ops klpc_transition_proc_ops = {
+	.proc_open	= klpc_transition_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+};
+
 /**
  * klpc_proc_init() - create /proc/klpc/{tasks,stats,transition}, root only
  *
@@ -120,10 +152,9 @@ int klpc_proc_init(void)
 	if (!klpc_proc_dir)
 		return -ENOMEM;
 	if (!proc_create("tasks", 0400, klpc_proc_dir, &klpc_tasks_proc_ops) ||
-	    !proc_create_single("stats", 0400, klpc_proc_dir,
-				klpc_stats_proc_show) ||
-	    !proc_create_single("transition", 0400, klpc_proc_dir,
-				klpc_transition_proc_show)) {
+	    !proc_create("stats", 0400, klpc_proc_dir, &klpc_stats_proc_ops) ||
+	    !proc_create("transition", 0400, klpc_proc_dir,
+			 &klpc_transition_proc_ops)) {
 		proc_remove(klpc_proc_dir);
 		return -ENOMEM;
 	}

@@ -13,6 +13,8 @@
  *
  * The kobjects live in the patch module's structures, so the patch's
  * release signals patch->finish: the module may not go before that.
+ * Writes take CAP_SYS_MODULE in the initial user namespace on top of the
+ * files' modes (access.c).
  */
 
 #define pr_fmt(fmt) "klpc: " fmt
@@ -21,6 +23,7 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
+#include "access.h"
 #include "core.h"
 #include "transition.h"
 
@@ -38,6 +41,9 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 	bool enable;
 	int ret;
 
+	ret = klpc_may_write(patch->mod->name, "enabled");
+	if (ret)
+		return ret;
 	/* as upstream: 1/0, y/n, on/off, in any case */
 	ret = kstrtobool(buf, &enable);
 	if (ret) {
@@ -69,6 +75,9 @@ static ssize_t force_store(struct kobject *kobj, struct kobj_attribute *attr,
 	bool val;
 	int ret;
 
+	ret = klpc_may_write(patch->mod->name, "force");
+	if (ret)
+		return ret;
 	ret = kstrtobool(buf, &val);
 	if (ret || !val) {
 		pr_warn_ratelimited("patch '%s': 'force' accepts only a true boolean (1, y, on) (-EINVAL)\n",

@@ -43,6 +43,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "access.h"
 #include "core.h"
 #include "hooks.h"
 #include "kallsyms.h"
@@ -52,13 +53,29 @@
 #include "tasks.h"
 #include "transition.h"
 
+/* the parameters change how klpc treats tasks: writers need CAP_SYS_MODULE */
+static int klpc_param_set_secs(const char *val, const struct kernel_param *kp)
+{
+	int ret = klpc_may_write(NULL, kp->name);
+
+	return ret ? ret : param_set_uint(val, kp);
+}
+
+static const struct kernel_param_ops klpc_param_secs_ops = {
+	.set	= klpc_param_set_secs,
+	.get	= param_get_uint,
+};
+
 static unsigned int stall_reverse_secs;
-module_param(stall_reverse_secs, uint, 0644);
+module_param_cb(stall_reverse_secs, &klpc_param_secs_ops, &stall_reverse_secs,
+		0644);
+__MODULE_PARM_TYPE(stall_reverse_secs, "uint");
 MODULE_PARM_DESC(stall_reverse_secs,
 		 "reverse a transition still stalled after this many seconds (0: never)");
 
 static unsigned int signal_secs = 15;
-module_param(signal_secs, uint, 0644);
+module_param_cb(signal_secs, &klpc_param_secs_ops, &signal_secs, 0644);
+__MODULE_PARM_TYPE(signal_secs, "uint");
 MODULE_PARM_DESC(signal_secs,
 		 "send the tasks blocking a transition a fake signal every this many seconds (0: never)");
 

@@ -7,7 +7,9 @@
  * that runs one old and one new function counts a mismatch:
  *	cat /proc/klpc_cm	-> "calls=N mismatches=M"
  * Reading /proc/klpc_cm_sleep sleeps in klpc_cm_sleeper() until "1" is
- * written to it, then returns "slept v1" (v2 once patched); "0" re-arms it.
+ * written to it, then returns "slept v1" (v2 once patched); "0" re-arms it,
+ * "k" re-arms it with a killable sleep, which only a fatal signal breaks
+ * (not a freezer, nor klpc's fake signal).
  */
 
 #include <linux/atomic.h>
@@ -22,6 +24,7 @@
 static atomic_long_t klpc_cm_calls, klpc_cm_mismatches;
 static DECLARE_WAIT_QUEUE_HEAD(klpc_cm_wq);
 static bool klpc_cm_released;
+static bool klpc_cm_killable;
 
 /*
  * v1: returns x + 1.  Exported so that the patched caller calls it,
@@ -42,10 +45,14 @@ KLPC_TARGET_FUNC int klpc_cm_caller(int x)
 /**
  * klpc_cm_wait() - sleep until "1" is written to /proc/klpc_cm_sleep
  *
- * Return: 0, or -ERESTARTSYS when a signal (or klpc's fake one) came.
+ * Return: 0, or -ERESTARTSYS when a signal (or klpc's fake one) came; after
+ * "k" only a fatal signal.
  */
 int klpc_cm_wait(void)
 {
+	if (READ_ONCE(klpc_cm_killable))
+		return wait_event_killable(klpc_cm_wq,
+					   READ_ONCE(klpc_cm_released));
 	return wait_event_interruptible(klpc_cm_wq, READ_ONCE(klpc_cm_released));
 }
 EXPORT_SYMBOL_GPL(klpc_cm_wait);
@@ -83,7 +90,10 @@ static ssize_t klpc_cm_sleep_read(struct file *file, char __user *buf,
 	return simple_read_from_buffer(buf, count, ppos, msg, strlen(msg));
 }
 
-/* "1" wakes the sleepers and lets new ones pass, "0" makes readers sleep */
+/*
+ * "1" wakes the sleepers and lets new ones pass, "0" makes readers sleep,
+ * "k" makes them sleep killably
+ */
 static ssize_t klpc_cm_sleep_write(struct file *file, const char __user *buf,
 				   size_t count, loff_t *ppos)
 {
@@ -91,8 +101,10 @@ static ssize_t klpc_cm_sleep_write(struct file *file, const char __user *buf,
 
 	if (!count || get_user(c, buf))
 		return -EINVAL;
-	if (c != '0' && c != '1')
+	if (c != '0' && c != '1' && c != 'k')
 		return -EINVAL;
+	if (c != '1')
+		WRITE_ONCE(klpc_cm_killable, c == 'k');
 	WRITE_ONCE(klpc_cm_released, c == '1');
 	wake_up_all(&klpc_cm_wq);
 	return count;

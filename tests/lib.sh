@@ -306,17 +306,19 @@ figure() {
 	echo "FIGURE $*"
 }
 
-# start_sleeper: a task sleeping in klpc_target_cm's klpc_cm_sleeper(); its
-# pid in SLEEPER, its output in $KLPC_TMP/sleeper.out.  The sleeper is
+# start_sleeper [k]: a task sleeping in klpc_target_cm's klpc_cm_sleeper()
+# (with k a killable sleep, which neither a freezer nor a fake signal
+# breaks); its pid in SLEEPER, its output in $KLPC_TMP/sleeper.out.  The sleeper is
 # released when the test exits, however it exits, so that klpc_cm_target
 # can always be removed.  klpc's fake signals are turned off (klpc must be
 # loaded), so that only the test wakes it.
+# shellcheck disable=SC2120 # the freezer tests pass k
 start_sleeper() {
 	# the sleeper must stay in the old function however slow the kernel:
 	# klpc's fake signals (after signal_secs, 15 s; the debug kernel's
 	# tests can take longer) would wake it and legitimately move it
 	[ ! -e "$KLPC_SIGNAL_SECS" ] || write_sysfs 0 "$KLPC_SIGNAL_SECS"
-	write_sysfs 0 /proc/klpc_cm_sleep
+	write_sysfs "${1:-0}" /proc/klpc_cm_sleep
 	trap release_sleeper EXIT
 	trap 'exit 1' INT TERM
 	cat /proc/klpc_cm_sleep >"$KLPC_TMP/sleeper.out" &

@@ -49,7 +49,7 @@ assert_kernel_log "% insmod klpc-test-lp-kprobe post_handler=1
 $k: kprobe with a post handler on 'cmdline_proc_show' (ftrace-based)
 % insmod klpc-test-lp-livepatch
 klpc: enabling patch '$p'
-klpc: patch '$p': object 'vmlinux': function 'cmdline_proc_show' is already redirected by another ftrace user (livepatch or kprobe) (-16)
+klpc: patch '$p': object 'vmlinux': function 'cmdline_proc_show' is already redirected by a kprobe with a post handler (klpc_lp_post [$k]) (-16)
 klpc: failed to enable patch '$p'
 % rmmod $k
 % insmod klpc-test-lp-livepatch
@@ -65,7 +65,7 @@ klpc: '$p': unpatching complete
 $k: kprobe with a post handler on 'cmdline_proc_show' (ftrace-based)
 % echo 1 > $(patch_dir $p)/enabled
 klpc: enabling patch '$p'
-klpc: patch '$p': object 'vmlinux': function 'cmdline_proc_show' is already redirected by another ftrace user (livepatch or kprobe) (-16)
+klpc: patch '$p': object 'vmlinux': function 'cmdline_proc_show' is already redirected by a kprobe with a post handler (klpc_lp_post [$k]) (-16)
 klpc: failed to enable patch '$p'
 % rmmod $k
 % rmmod $p"

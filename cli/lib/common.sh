@@ -57,9 +57,35 @@ need_secs() {
 	esac
 }
 
-need_root() {
+# in_init_userns: this runs in the initial user namespace (whose inode
+# number is fixed: PROC_USER_INIT_INO), not in a container's.
+in_init_userns() {
+	[ "$(readlink /proc/self/ns/user 2>/dev/null)" = 'user:[4026531837]' ]
+}
+
+# has_cap BIT: the effective capabilities hold capability number BIT.
+has_cap() {
+	_capeff=0
+	while read -r _k _v _; do
+		[ "$_k" != CapEff: ] || _capeff=$_v
+	done </proc/self/status
+	[ $(((0x$_capeff >> $1) & 1)) = 1 ]
+}
+
+# need_priv ACTION CAP BIT: root of the initial user namespace with
+# capability CAP (number BIT), as klpc.ko demands of its writers
+# (CAP_SYS_MODULE) and of the readers of /proc/klpc (CAP_SYS_ADMIN).
+need_priv() {
 	[ "$KLPC_UID" -eq 0 ] ||
 		die "'klpc $1' needs root: run it with sudo, or as root"
+	in_init_userns ||
+		die "'klpc $1' needs root of the initial user namespace: this is root in a user namespace (a container?), which can neither change nor inspect live patches"
+	has_cap "$3" ||
+		die "'klpc $1' needs the $2 capability, which this root lacks (a container?)"
+}
+
+need_root() {
+	need_priv "$1" CAP_SYS_MODULE 16
 }
 
 # who: the user behind the action (sudo's caller, the login uid).
