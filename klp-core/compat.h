@@ -15,6 +15,7 @@
 
 #include <linux/ftrace.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 
 /*
@@ -170,6 +171,34 @@ static inline void klpc_module_rodata(const struct module *mod,
 {
 	*start = mod->core_layout.base + mod->core_layout.text_size;
 	*end = mod->core_layout.base + mod->core_layout.ro_size;
+}
+#endif
+
+/*
+ * function graph tracer: when it traces a function it replaces the
+ * return address into it with return_to_handler's and keeps the real one
+ * on the task's shadow stack, task->ret_stack.  6.1's is an array of
+ * struct ftrace_ret_stack and curr_ret_stack the index of its top entry,
+ * -1 when empty; since 6.9 (several fgraph users) it is an array of words
+ * and curr_ret_stack the offset of the first free one, 0 when empty.  The
+ * test of 6.1 (>= 0) holds for every task on 6.12, and would unwind every
+ * task where a scan of its stack would do.  Read without a lock: the task
+ * is current or cannot run.
+ */
+#ifdef CONFIG_FUNCTION_GRAPH_TRACER
+#ifdef KLPC_HAVE_RET_STACK_WORDS
+#define KLPC_RET_STACK_EMPTY	0
+#else
+#define KLPC_RET_STACK_EMPTY	(-1)
+#endif
+static inline bool klpc_fgraph_holds_returns(struct task_struct *task)
+{
+	return READ_ONCE(task->curr_ret_stack) > KLPC_RET_STACK_EMPTY;
+}
+#else
+static inline bool klpc_fgraph_holds_returns(struct task_struct *task)
+{
+	return false;
 }
 #endif
 

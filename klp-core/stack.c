@@ -25,6 +25,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 
+#include "compat.h"
 #include "core.h"
 #include "kallsyms.h"
 #include "patch.h"
@@ -217,10 +218,8 @@ static bool klpc_stack_blocks(struct task_struct *task,
  */
 static bool klpc_stack_hides_returns(struct task_struct *task)
 {
-#ifdef CONFIG_FUNCTION_GRAPH_TRACER
-	if (READ_ONCE(task->curr_ret_stack) >= 0)
+	if (klpc_fgraph_holds_returns(task))
 		return true;
-#endif
 #ifdef CONFIG_KRETPROBES
 	if (!llist_empty(&task->kretprobe_instances))
 		return true;

@@ -37,6 +37,16 @@ out_lacks() {
 $(cat "$OUT")"
 }
 
+# re_quote STRING: STRING as an extended regex that matches only itself.
+# Kernel releases hold regex characters: 6.12's '6.12.118+deb12-amd64'.
+re_quote() {
+	printf '%s\n' "$1" | sed 's/[][\\.*^$+?(){}|]/\\&/g'
+}
+
+# The running kernel's release, as a regex.
+# shellcheck disable=SC2034 # for the tests that source this file
+KVER_RE=$(re_quote "$(uname -r)")
+
 # json PATH...: values from the last command's stdout, which must parse.
 json() {
 	"$KLPC_JSON" "$@" <"$OUT.stdout" || die "klpc's output is not JSON:

@@ -14,8 +14,8 @@
 # line giving the errno, no transition is left running, /proc/klpc shows
 # no table, and the state checks above hold. Two mechanisms:
 #
-#   klpc-test-fail	kprobes on the allocators klpc calls (kmalloc_trace,
-#			__kmalloc, kvmalloc_node), counting only calls made
+#   klpc-test-fail	kprobes on the allocators klpc calls (FAULT_ALLOCS
+#			below), counting only calls made
 #			from klpc's own code: any kernel. Every N up to
 #			FAULT_EVERY; beyond, N covers the first and last call
 #			of each run of calls from one site (the record run
@@ -45,7 +45,15 @@
 # t-85-9-fault-summary.sh sums up.
 
 FAULT_FAIL_P=/sys/module/klpc_test_fail/parameters
-FAULT_ALLOCS=kmalloc_trace,__kmalloc,kvmalloc_node
+# the allocators klpc.ko calls (nm -u klpc.ko): kzalloc() of a struct,
+# kmalloc() of a computed size, kvmalloc(). 6.10 renamed them when it
+# added memory allocation profiling (the _noprof functions, which the
+# inline wrappers call): 6.1's names would be probed in vain, or refused.
+if grep -q ' __kmalloc_noprof$' /proc/kallsyms; then
+	FAULT_ALLOCS=__kmalloc_cache_noprof,__kmalloc_noprof,__kvmalloc_node_noprof
+else
+	FAULT_ALLOCS=kmalloc_trace,__kmalloc,kvmalloc_node
+fi
 FAULT_DEBUGFS=/sys/kernel/debug
 FAULT_TALLY=/tmp/klpc-fault.tally
 # every N up to FAULT_EVERY (klpc-test-fail) or FAULT_SLAB_EVERY

@@ -76,7 +76,7 @@ out_has 'klpc.ko is missing: /nonexistent/klpc.ko does not exist'
 klog_has 'action=load patch=klpc_sample result=failed detail="klpc.ko is missing'
 KLPC_CORE=
 cli 3 load "$sample"
-out_has "klpc.ko is missing: no klpc module for kernel $(uname -r)"
+out_has "klpc.ko is missing: no klpc module for kernel $KVER_RE"
 out_has 'install klpc-dkms'
 ! is_loaded klpc || die "klpc.ko got loaded"
 ! is_loaded klpc_sample || die "klpc_sample got loaded"

@@ -87,7 +87,7 @@ out_has "a patch for the kernel's built-in livepatch, not for klpc: load it with
 fake_vermagic klpc-sample-stack "$KLPC_TMP/stack.ko"
 dmesg_mark
 cli 3 load "$KLPC_TMP/stack.ko"
-out_has "is built for kernel 9\.[^ ]+ \(vermagic '9\..*'\), not for $(uname -r): rebuild it against linux-headers-$(uname -r)"
+out_has "is built for kernel 9\.[^ ]+ \(vermagic '9\..*'\), not for $KVER_RE: rebuild it against linux-headers-$KVER_RE"
 klog_has 'action=load patch=klpc_sample_stack result=failed detail=".*is built for kernel 9\.'
 ! is_loaded klpc_sample_stack || die "a module with another vermagic was loaded"
 

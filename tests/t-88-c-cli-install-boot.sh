@@ -16,25 +16,26 @@ KLPC_LIBDIR=$KLPC_TMP/lib
 export KLPC_LIBDIR
 kver=$(uname -r)
 dir=$KLPC_LIBDIR/$kver
+dir_re=$(re_quote "$dir")
 
 dmesg_mark
 cli 0 install "$(ko klpc-sample)"
-out_has "klpc_sample: installed for $kver \($dir/klpc_sample.ko\)"
+out_has "klpc_sample: installed for $KVER_RE \($dir_re/klpc_sample\.ko\)"
 cmp -s "$(ko klpc-sample)" "$dir/klpc_sample.ko" || die "the installed file differs"
-klog_has "action=install patch=klpc_sample result=ok detail=\"kver=$kver file=$dir/klpc_sample.ko\""
+klog_has "action=install patch=klpc_sample result=ok detail=\"kver=$KVER_RE file=$dir_re/klpc_sample\.ko\""
 cli 0 install "$(ko klpc-sample-stack)"
 cli 0 install "$(ko klpc-sample)"
 assert_eq "klpc_sample klpc_sample_stack" "$(tr '\n' ' ' <"$dir/order" | sed 's/ $//')" "order"
 cli 0 info klpc_sample_stack
-out_has "^installed: +$kver"
+out_has "^installed: +$KVER_RE"
 
 # another kernel: the vermagic must name it
 cli 3 install "$(ko klpc-sample)" -k 6.1.0-99-amd64
-out_has "is built for kernel $kver .*not for 6.1.0-99-amd64"
+out_has "is built for kernel $KVER_RE .*not for 6\.1\.0-99-amd64"
 assert_not_exists "$KLPC_LIBDIR/6.1.0-99-amd64/klpc_sample.ko"
 fake_vermagic klpc-sample "$KLPC_TMP/other.ko"
 cli 3 install "$KLPC_TMP/other.ko"
-out_has "not for $kver"
+out_has "not for $KVER_RE"
 cli 0 install "$KLPC_TMP/other.ko" -k "9${kver#6}"
 assert_exists "$KLPC_LIBDIR/9${kver#6}/klpc_sample.ko"
 cli 3 install "$(ko klpc-target)"
@@ -79,7 +80,7 @@ out_has 'klpc_sample is still loaded'
 assert_not_exists "$dir/klpc_sample.ko"
 grep -qx klpc_sample "$dir/order" && die "klpc_sample is still in the order file"
 cli 3 uninstall klpc_sample
-out_has "no patch 'klpc_sample' installed for $kver"
+out_has "no patch 'klpc_sample' installed for $KVER_RE"
 cli 0 uninstall klpc-sample -k "9${kver#6}"
 assert_not_exists "$KLPC_LIBDIR/9${kver#6}/klpc_sample.ko"
 cli 0 unload klpc_sample_stack

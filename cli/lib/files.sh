@@ -277,7 +277,8 @@ cmd_sign() {
 	action sign "$(modname "$_file")"
 	ko_check "$_file"
 	_sf=$(sign_file)
-	[ -n "$_sf" ] || die "Debian's sign-file is missing: apt install linux-kbuild-6.1 (linux-headers-amd64 brings it)"
+	# each kernel's headers bring their own linux-kbuild (6.12's is not -6.1)
+	[ -n "$_sf" ] || die "Debian's sign-file is missing: apt install linux-headers-$(uname -r) (its linux-kbuild package has it)"
 	[ -e "$_key" ] || die "no signing key $_key: DKMS creates /var/lib/dkms/mok.key and mok.pub when it builds its first module (or give --key and --cert)"
 	[ -r "$_key" ] || die "cannot read the signing key $_key: run as root"
 	[ -r "$_cert" ] || die "no readable certificate $_cert (give --cert)"
