@@ -184,6 +184,12 @@ orig_units() {
 	[ -z "$_todo" ] || kbuild_units "$WORK/orig" $_todo
 }
 
+# unit_command UNIT: the command Kbuild compiled UNIT with (its .cmd's
+# first line: compiler, flags, then objtool after a ';')
+unit_command() {
+	sed -n '1s/^cmd_[^ ]* := //p' "$WORK/orig/$1.cmd" | sed 's/\$\$/$/g'
+}
+
 # klpc_include: klpc's headers, this tree's (a clone) or the installed ones
 klpc_include() {
 	KLPC_INCLUDE=${KLPC_INCLUDE:-$KLPC_BUILD_DIR/../include}
@@ -196,7 +202,7 @@ klpc_include() {
 # the -I list, -nostdinc or not) finds kpatch's header names, which a diff
 # written for kpatch-build includes, and klpc.h they use.
 patched_unit() {
-	_cmd=$(sed -n '1s/^cmd_[^ ]* := //p' "$WORK/orig/$1.cmd" | sed 's/\$\$/$/g')
+	_cmd=$(unit_command "$1")
 	[ -n "$_cmd" ] || return 1
 	unlink_outputs "$1"
 	klpc_include

@@ -17,7 +17,7 @@ KLPC_COMPARE=${KLPC_COMPARE:-$KLPC_BUILD_DIR/compare/klpc-compare}
 # genksyms over its preprocessed source as Kbuild makes them: the compile
 # command (from the unit's .cmd) with -E -D__GENKSYMS__ in place of -c -o.
 unit_symvers() {
-	_cc=$(sed -n '1s/^cmd_[^ ]* := //p' "$WORK/orig/$1.cmd" | sed 's/\$\$/$/g; s/;.*//')
+	_cc=$(unit_command "$1" | sed 's/;.*//')
 	_src=${1%.o}.c
 	_cc=$(echo "$_cc" | sed "s| -c -o $1 $_src *\$||; s| -Wp,-MMD,[^ ]*||")
 	klpc_include

@@ -158,25 +158,33 @@ emit_kallsyms() {
 		verbose "no symbol list of $TGT_KVER (KLPC_KALLSYMS): names vmlinux has several of cannot be numbered"
 }
 
-# kallsyms_facts UNIT WANT: "NAME COUNT POS GAP" for each name of the
-# file WANT that vmlinux has (klp-build/kallsyms.awk)
-kallsyms_facts() {
+# vmlinux_facts UNIT UNITOBJ FUNCS: WORK/module/ranked, one pass of
+# klp-build/kallsyms.awk over the target's symbols for the names vmlinux
+# units need ranked: the replaced functions (the first word of each line
+# of FUNCS) and the unexported symbols UNITOBJ uses (WORK/module/unexported)
+vmlinux_facts() {
+	: >"$WORK/module/ranked"
+	[ -n "$KALLSYMS" ] || return 0
+	unexported "$2" >"$WORK/module/unexported"
+	cut -d' ' -f1 "$3" | cat - "$WORK/module/unexported" >"$WORK/module/want"
 	nm --defined-only "$WORK/orig/$1" | awk '{ print $3 }' >"$WORK/module/anchors"
-	awk -f "$KLPC_BUILD_DIR/kallsyms.awk" "$2" "$WORK/module/anchors" "$KALLSYMS"
+	awk -f "$KLPC_BUILD_DIR/kallsyms.awk" "$WORK/module/want" \
+		"$WORK/module/anchors" "$KALLSYMS" >"$WORK/module/ranked"
 }
 
-# vmlinux_annots UNIT UNITOBJ: a "vmlinux NAME POS" line for each
-# unexported symbol UNITOBJ uses that vmlinux has several of: the
+# vmlinux_annots UNIT: a "vmlinux NAME POS" line for each unexported
+# symbol the unit's cut object uses that vmlinux has several of: the
 # livepatch relocation must say which (sympos, its rank in kallsyms'
 # address order).  Refused when which is UNIT's cannot be told.
+# After vmlinux_facts.
 vmlinux_annots() {
 	[ -n "$KALLSYMS" ] || return 0
-	unexported "$2" >"$WORK/module/want"
-	kallsyms_facts "$1" "$WORK/module/want" >"$WORK/module/ranked"
-	_bad=$(awk '$2 > 1 && $3 == "?" { print $1 " (" $2 " in vmlinux)" }' "$WORK/module/ranked" | head -n 1)
+	awk 'NR == FNR { u[$1] = 1; next } $1 in u' "$WORK/module/unexported" \
+		"$WORK/module/ranked" >"$WORK/module/ranked.syms"
+	_bad=$(awk '$2 > 1 && $3 == "?" { print $1 " (" $2 " in vmlinux)" }' "$WORK/module/ranked.syms" | head -n 1)
 	[ -z "$_bad" ] ||
 		fail "${1%.o}.c: the patched code uses $_bad, and which is this unit's cannot be told"
-	awk '$2 > 1 { print "vmlinux", $1, $3 }' "$WORK/module/ranked"
+	awk '$2 > 1 { print "vmlinux", $1, $3 }' "$WORK/module/ranked.syms"
 }
 
 # vmlinux_funcs UNIT FUNCS: the "KNAME ALIAS" lines of FUNCS as "vmlinux
@@ -184,14 +192,13 @@ vmlinux_annots() {
 # the source reproduces the running kernel: each replaced function as
 # compiled here (before the diff) must fill the running one's place, its
 # size to the next symbol less at most 63 bytes of padding.  Another
-# source or compiler almost always changes a function's size.
+# source or compiler almost always changes a function's size.  After
+# vmlinux_facts.
 vmlinux_funcs() {
 	if [ -z "$KALLSYMS" ]; then
 		sed 's/^/vmlinux /; s/$/ 0/' "$2"
 		return 0
 	fi
-	cut -d' ' -f1 "$2" >"$WORK/module/want"
-	kallsyms_facts "$1" "$WORK/module/want" >"$WORK/module/ranked"
 	nm -S --defined-only "$WORK/orig/$1" | awk 'NF == 4 { print $4, $2 }' >"$WORK/module/sizes"
 	_unit=$1
 	while read -r _f _alias; do
@@ -230,18 +237,16 @@ emit_objects() {
 		_out=$("$KLPC_EMIT" "$WORK/patched/$_u" "$WORK/module/u$_n.changes" \
 			"klpc_new_u$_n" "$WORK/module/u$_n.o_shipped" 2>&1) ||
 			fail "$(echo "$_out" | sed "s|$WORK/patched/||")"
-		if [ "$_obj" = vmlinux ]; then
-			echo "$_out" | sed -n 's/^func //p' >"$WORK/module/u$_n.funcs"
-			vmlinux_funcs "$_u" "$WORK/module/u$_n.funcs"
-		else
-			echo "$_out" | sed -n "s/^func \(.*\)/$_obj \1 0/p"
-		fi >>"$WORK/module/funcs"
 		echo "$_out" | sed -n "s/^callback /$_obj /p" >>"$WORK/module/callbacks"
 		if [ "$_obj" = vmlinux ]; then
-			vmlinux_annots "$_u" "$WORK/module/u$_n.o_shipped"
+			echo "$_out" | sed -n 's/^func //p' >"$WORK/module/u$_n.funcs"
+			vmlinux_facts "$_u" "$WORK/module/u$_n.o_shipped" "$WORK/module/u$_n.funcs"
+			vmlinux_funcs "$_u" "$WORK/module/u$_n.funcs" >>"$WORK/module/funcs"
+			vmlinux_annots "$_u" >>"$WORK/module/annots.all"
 		else
-			module_annots "$_obj" "$WORK/module/u$_n.o_shipped"
-		fi >>"$WORK/module/annots.all"
+			echo "$_out" | sed -n "s/^func \(.*\)/$_obj \1 0/p" >>"$WORK/module/funcs"
+			module_annots "$_obj" "$WORK/module/u$_n.o_shipped" >>"$WORK/module/annots.all"
+		fi
 		# modpost reads each object's .cmd (for CRCs of what it
 		# exports: nothing here)
 		echo "cmd_u$_n.o := klpc-emit" >"$WORK/module/.u$_n.o.cmd"
