@@ -11,6 +11,9 @@
 #   make vm-test [FILTER='t-1*,t-20-*'] [SHARDS=N]  boot the guest, run
 #                          tests/t-*.sh (SHARDS: over N guests side by side)
 #   make vm-bench          boot the guest, run bench/run.sh
+#   make vm-torture [SEED=N] [DURATION=S]  boot the guest, run the torture
+#                          driver (tests/torture/torture.sh): random
+#                          operations and invariants for S seconds (180)
 #   make vm-shell          boot the guest to a shell on the console
 #   make vm-try PATCH=x.ko [SCRIPT=s]  boot the guest, 'klpc load' the
 #                          patch, run the script (or klpc status, list -v)
@@ -56,7 +59,7 @@ endif
 # clean must not install anything: use KDIR only if it exists already.
 CLEAN_KDIR = $(if $(filter file,$(origin KDIR)),$(shell KLPC_TARGET='$(TARGET)' tools/kdir.sh --no-install 2>/dev/null),$(KDIR))
 
-.PHONY: target-default install-tools all modules clean check debug-kernel deb vm-pkg-test vm-demo vm-test vm-bench vm-shell vm-try vm-check-patch patch
+.PHONY: target-default install-tools all modules clean check debug-kernel deb vm-pkg-test vm-demo vm-test vm-bench vm-shell vm-try vm-torture vm-check-patch patch
 
 all: modules
 
@@ -190,7 +193,8 @@ vm-try: vm-check-patch
 vm-check-patch:
 	@[ -n '$(PATCH)' ] || { echo "usage: make vm-try PATCH=path/to/patch.ko [SCRIPT=path/to/script]" >&2; exit 1; }
 
-vm-demo vm-test vm-bench vm-shell vm-try: vm-%:
+vm-torture: override VM_ENV += KLPC_TORTURE_SEED='$(SEED)' KLPC_TORTURE_DURATION='$(DURATION)'
+vm-demo vm-test vm-bench vm-shell vm-try vm-torture: vm-%:
 	@tools/deps.sh vm
 ifeq ($(KERNEL),debug)
 	@tools/deps.sh debug

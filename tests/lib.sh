@@ -139,16 +139,20 @@ is_loaded() {
 # insmod, but a failure prints the kernel's own errno text ("insmod FILE:
 # Invalid argument", so errno_text applies); kmod's insmod words EINVAL as
 # "Invalid parameters" and ENOENT and ESRCH as "Unknown symbol in module".
-# Uses perl-base (always there).
+# Uses perl-base (always there); KLPC_INSMOD_PL is its program, for a
+# caller that execs it (the torture driver's fault injection).
+# shellcheck disable=SC2016 # perl's variables
+KLPC_INSMOD_PL='
+	my $file = shift;
+	open(my $fh, "<", $file) or die "insmod $file: $!\n";
+	# 313: finit_module on x86_64
+	syscall(313, fileno($fh), join(" ", @ARGV), 0) == 0 and exit 0;
+	print STDERR "insmod $file: $!\n";
+	exit 1;
+'
+
 klpc_insmod() {
-	perl -e '
-		my $file = shift;
-		open(my $fh, "<", $file) or die "insmod $file: $!\n";
-		# 313: finit_module on x86_64
-		syscall(313, fileno($fh), join(" ", @ARGV), 0) == 0 and exit 0;
-		print STDERR "insmod $file: $!\n";
-		exit 1;
-	' "$@"
+	perl -e "$KLPC_INSMOD_PL" "$@"
 }
 
 # load MOD [PARAM=VALUE...]: insmod $KLPC_MODDIR/MOD.ko, fail the test if

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Boot the klpc test guest under QEMU and judge the run from its console.
-# Usage: vm/run.sh demo|test|bench|shell|try
+# Usage: vm/run.sh demo|test|bench|shell|try|kallsyms|torture
 #
 # Env: KLPC_CACHE   cache for the kernel and base root (/var/cache/klpc)
 #      KLPC_KDIR    kernel build tree (its release picks the guest kernel)
@@ -10,6 +10,10 @@
 #      KLPC_TRY_PATCH / KLPC_TRY_SCRIPT  try mode (make vm-try): the patch
 #                   module 'klpc load' loads, and the script run after it
 #      KLPC_FILTER  test glob(s), comma-separated (klpc.filter=)
+#      KLPC_TORTURE_SEED / KLPC_TORTURE_DURATION  torture mode (make
+#                   vm-torture): the seed (default random, printed) and the
+#                   seconds of random operations (180); the hard limit is
+#                   that plus 900 s
 #      KLPC_SHARDS  test mode: split the tests over this many guests booted
 #                   side by side (default 1; vm/shard.sh says how)
 #      KLPC_ACCEL   kvm|tcg|auto (default auto: KVM only if a probe boots)
@@ -49,6 +53,7 @@ default_timeout() {
 	demo | try | kallsyms) echo 600 ;;
 	test) echo 3600 ;;
 	bench) echo 3600 ;;
+	torture) echo $((${KLPC_TORTURE_DURATION:-180} + 900)) ;;
 	shell) echo 0 ;;
 	esac
 }
@@ -194,6 +199,10 @@ cmdline() {
 	local s="console=ttyS0 loglevel=5 panic=-1 klpc.mode=$1"
 	[ "$1" = bench ] || s="$s slub_debug=FZPU"
 	[ -z "${KLPC_FILTER:-}" ] || s="$s klpc.filter=$KLPC_FILTER"
+	if [ "$1" = torture ]; then
+		[ -z "${KLPC_TORTURE_SEED:-}" ] || s="$s klpc.seed=$KLPC_TORTURE_SEED"
+		[ -z "${KLPC_TORTURE_DURATION:-}" ] || s="$s klpc.duration=$KLPC_TORTURE_DURATION"
+	fi
 	[ "$SCALE" -eq 1 ] || s="$s klpc.timeout_scale=$SCALE"
 	[ "$DEBUG" -eq 0 ] || s="$s $(debug_args)"
 	echo "$s"
@@ -320,7 +329,7 @@ judge() {
 		case $summary in *" 0 failed"*) return 0 ;; esac
 		return 1
 		;;
-	demo | try | kallsyms)
+	demo | try | kallsyms | torture)
 		if grep -q "^KLPC-${mode^^}: OK\$" "$log" && [ "$bad" -eq 0 ]; then
 			msg "$mode: OK"
 			return 0
@@ -342,8 +351,8 @@ judge() {
 main() {
 	local mode=${1:-} kver kernel base dir log qrc bad
 	case $mode in
-	demo | test | bench | shell | try | kallsyms) ;;
-	*) die "usage: $0 demo|test|bench|shell|try|kallsyms" ;;
+	demo | test | bench | shell | try | kallsyms | torture) ;;
+	*) die "usage: $0 demo|test|bench|shell|try|kallsyms|torture" ;;
 	esac
 	kver=$(klpc_kver)
 	if [ "$DEBUG" -eq 1 ]; then

@@ -1,0 +1,381 @@
+# shellcheck shell=sh
+# shellcheck disable=SC2034 # CM_* are check.sh's
+# The torture driver's operations on patches and target modules (sourced
+# by torture.sh, after model.sh).  Each one predicts klpc's answer from the
+# model, does it, and fails the run when klpc answers otherwise; then it
+# updates the model with what happened.
+
+# outcome_of TEXT: the errno name an error message shows ('ok' if empty).
+outcome_of() {
+	[ -n "$1" ] || {
+		echo ok
+		return 0
+	}
+	for _e in EBUSY EINVAL ENODEV ENOENT ENOMEM EPERM EEXIST EAGAIN EFAULT; do
+		case $1 in *"$(errno_text "$_e")"*)
+			echo "$_e"
+			return 0
+			;;
+		esac
+	done
+	echo "unknown($1)"
+}
+
+# klpc_rmmod NAME: delete_module(2) with O_NONBLOCK, as rmmod does; a
+# failure prints the kernel's errno text.
+klpc_rmmod() {
+	perl -e '
+		# 176: delete_module on x86_64; 04000: O_NONBLOCK
+		syscall(176, $ARGV[0], 04000) == 0 and exit 0;
+		print STDERR "rmmod $ARGV[0]: $!\n";
+		exit 1;
+	' "$1"
+}
+
+# fault_plan: whether the next operation runs in a task that fails its
+# Nth allocation (FAULT_N, random; 0: none), when FAULTS is on (the debug
+# kernel's failslab, through the task's fail-nth); FAULTED says so.
+fault_plan() {
+	FAULTED=0
+	FAULT_N=0
+	[ "$FAULTS" = 1 ] || return 0
+	rand 100
+	[ "$R" -lt "$FAULT_PCT" ] || return 0
+	rand 300
+	FAULT_N=$((R + 1))
+	FAULTED=1
+}
+
+# arm_fault: in a subshell, before the operation (a builtin, or an exec:
+# fail-nth is the task's and survives exec, not fork).
+arm_fault() {
+	[ "$FAULT_N" = 0 ] || echo "$FAULT_N" >/proc/self/fail-nth
+}
+
+# faulty_insmod FILE PARAM...: klpc_insmod under fault_plan's fault.
+faulty_insmod() {
+	(
+		arm_fault
+		exec perl -e "$KLPC_INSMOD_PL" "$@"
+	)
+}
+
+# faulty_write VALUE FILE: write_sysfs under fault_plan's fault (env's
+# printf, which words the errno; the shell's says "I/O error").
+faulty_write() {
+	(
+		arm_fault
+		exec env printf '%s\n' "$1" >"$2"
+	)
+}
+
+# expect_outcome WHAT WANT GOT: the run fails unless klpc answered WHAT
+# as predicted; an injected fault may turn a success into a failure,
+# nothing else.  Returns 1 when the operation did not happen.
+expect_outcome() {
+	case $3 in
+	ok)
+		[ "$2" = ok ] || [ "$2" = reverse ] ||
+			die "$1: succeeded, the model expected $2"
+		return 0
+		;;
+	esac
+	[ "$2" = "$3" ] && return 1
+	if [ "$FAULTED" = 1 ]; then
+		FAULTS_HIT=$((FAULTS_HIT + 1))
+		return 1
+	fi
+	die "$1: failed with $3, the model expected $2"
+}
+
+# proc_params SLOT: random parameters of a proc patch, into the model;
+# prints them as insmod arguments.
+proc_params() {
+	rand 100
+	if [ "$R" -lt 85 ]; then m_set "$1" cmd "torture-$1-$STEP"; else m_set "$1" cmd ''; fi
+	rand 100
+	if [ "$R" -lt 30 ] || [ -z "$(m_get "$1" cmd)" ]; then
+		m_set "$1" ver "torture-version-$1-$STEP"
+	else
+		m_set "$1" ver ''
+	fi
+	rand 100
+	if [ "$R" -lt 15 ]; then m_set "$1" replace 1; else m_set "$1" replace 0; fi
+	rand_pick 0 0 1 2
+	m_set "$1" state "$R"
+	rand 100
+	if [ "$R" -lt 8 ]; then m_set "$1" ppr -19; else m_set "$1" ppr 0; fi
+	rand 100
+	if [ "$R" -lt 30 ]; then m_set "$1" tcb 1; else m_set "$1" tcb 0; fi
+	PARAMS=
+	[ -z "$(m_get "$1" cmd)" ] || PARAMS="cmdline=$(m_get "$1" cmd)"
+	[ -z "$(m_get "$1" ver)" ] || PARAMS="$PARAMS version=$(m_get "$1" ver)"
+	for _f in replace state tcb; do
+		_v=$(m_get "$1" $_f)
+		[ "$_v" = 0 ] && continue
+		[ $_f = tcb ] && _f=target_cb
+		PARAMS="$PARAMS $_f=$_v"
+	done
+	[ "$(m_get "$1" ppr)" = 0 ] || PARAMS="$PARAMS pre_patch_ret=$(m_get "$1" ppr)"
+}
+
+# unloaded_slots / loaded_slots: the patch slots whose module is not
+# loaded, or is.
+unloaded_slots() {
+	for _s in $PATCH_SLOTS; do m_is "$_s" loaded || printf '%s ' "$_s"; done
+}
+
+loaded_slots() {
+	for _s in $PATCH_SLOTS; do ! m_is "$_s" loaded || printf '%s ' "$_s"; done
+}
+
+# op_load: load a patch module not loaded, with random parameters.
+op_load() {
+	_free=$(unloaded_slots)
+	[ -n "$_free" ] || {
+		op_unload
+		return 0
+	}
+	# shellcheck disable=SC2086 # a list of slots
+	rand_pick $_free
+	_s=$R
+	PARAMS=
+	case $_s in a | b | c) proc_params "$_s" ;; esac
+	_want=$(predict_load "$_s")
+	note "load $_s $PARAMS (expect $_want)"
+	fault_plan
+	# shellcheck disable=SC2086 # the parameters are words
+	_err=$(faulty_insmod "$KLPC_MODDIR/$(slot_file "$_s").ko" $PARAMS 2>&1) || true
+	if expect_outcome "insmod $(slot_file "$_s") $PARAMS" "$_want" "$(outcome_of "$_err")"; then
+		m_loaded "$_s"
+	elif is_loaded "$(slot_file "$_s")"; then
+		die "insmod $(slot_file "$_s") failed ($_err) and left the module loaded"
+	fi
+}
+
+# op_unload: remove a patch module (allowed or not).
+op_unload() {
+	_used=$(loaded_slots)
+	[ -n "$_used" ] || return 0
+	# shellcheck disable=SC2086 # a list of slots
+	rand_pick $_used
+	unload_slot "$R"
+}
+
+# unload_slot SLOT: remove SLOT's module, as the model predicts.
+unload_slot() {
+	_want=$(predict_unload "$1")
+	note "unload $1 (expect $_want)"
+	FAULTED=0
+	_err=$(klpc_rmmod "$(slot_name "$1")" 2>&1) || true
+	if expect_outcome "rmmod $(slot_name "$1")" "$_want" "$(outcome_of "$_err")"; then
+		m_unloaded "$1"
+	fi
+}
+
+# write_enabled SLOT 1|0: write 'enabled', as the model predicts.
+write_enabled() {
+	_want=$(predict_enable "$1" "$2")
+	note "enabled $1 <- $2 (expect $_want)"
+	fault_plan
+	_err=$(faulty_write "$2" "$(patch_dir "$(slot_name "$1")")/enabled" 2>&1) || true
+	if expect_outcome "write $2 to $(slot_name "$1")/enabled" "$_want" "$(outcome_of "$_err")"; then
+		[ "$_want" != reverse ] || COUNT_REVERSED=$((COUNT_REVERSED + 1))
+		m_start "$1" "$2"
+	fi
+}
+
+# op_enable / op_disable: write 1 or 0 to a loaded patch's 'enabled'
+# (replaced patches too, which must refuse); a proc patch's
+# pre_patch_ret may change first (it is writable at run time).
+op_enable() {
+	_used=$(loaded_slots)
+	[ -n "$_used" ] || return 0
+	# shellcheck disable=SC2086 # a list of slots
+	rand_pick $_used
+	_s=$R
+	case $_s in a | b | c)
+		rand 100
+		if [ "$R" -lt 20 ]; then
+			if [ "$(m_get "$_s" ppr)" = 0 ]; then _v=-19; else _v=0; fi
+			write_sysfs "$_v" "/sys/module/$(slot_name "$_s")/parameters/pre_patch_ret" ||
+				die "cannot set pre_patch_ret of $_s"
+			m_set "$_s" ppr "$_v"
+		fi
+		;;
+	esac
+	write_enabled "$_s" "$1"
+}
+
+# op_reverse: write the opposite of what a transition heads for, right
+# after starting it, or to the transition a sleeper holds open.
+op_reverse() {
+	if [ -n "$M_TRANS" ]; then
+		_s=$M_TRANS
+		if m_is "$_s" enabled; then write_enabled "$_s" 0; else write_enabled "$_s" 1; fi
+		return 0
+	fi
+	_used=$(loaded_slots)
+	[ -n "$_used" ] || return 0
+	# shellcheck disable=SC2086 # a list of slots
+	rand_pick $_used
+	_s=$R
+	if m_is "$_s" enabled; then _v=0; else _v=1; fi
+	# both writes must be allowed, whichever way the first one ends: a
+	# re-enable would call a pre_patch callback set to fail
+	[ "$(predict_enable "$_s" "$_v")" = ok ] && [ "$(m_get "$_s" ppr)" = 0 ] || return 0
+	write_enabled "$_s" "$_v"
+	quick_reverse "$_s" $((1 - _v))
+}
+
+# quick_reverse SLOT 1|0: write it at once: the transition just started
+# is reversed, or, if it completed first, the next one starts; which of
+# the two happened, /proc/klpc/transition tells.
+quick_reverse() {
+	note "enabled $1 <- $2 at once (a reverse, or a new transition)"
+	_err=$(write_sysfs "$2" "$(patch_dir "$(slot_name "$1")")/enabled" 2>&1) ||
+		die "write $2 to $(slot_name "$1")/enabled right after the opposite: $_err"
+	if ! trans_was_reversed "$(slot_name "$1")"; then
+		m_complete
+		# completed: if a replace patch retired the others, it is alone
+	else
+		COUNT_REVERSED=$((COUNT_REVERSED + 1))
+	fi
+	m_start "$1" "$2"
+}
+
+# trans_was_reversed NAME: the transition of patch NAME that runs or that
+# ended last was reversed (/proc/klpc/transition).
+trans_was_reversed() {
+	_tp=$(awk '$1 == "patch" { print $2 }' /proc/klpc/transition)
+	if [ "$_tp" = "$1" ]; then
+		[ "$(awk '$1 == "reversed" { print $2 }' /proc/klpc/transition)" = 1 ]
+	else
+		[ "$(awk '$1 == "last_end" { print $2 }' /proc/klpc/transition)" = reversed ]
+	fi
+}
+
+# op_force: force the transition in progress; with none, 'force' must be
+# refused.
+op_force() {
+	if [ -n "$M_TRANS" ]; then
+		_s=$M_TRANS
+	else
+		_used=$(loaded_slots)
+		[ -n "$_used" ] || return 0
+		# shellcheck disable=SC2086 # a list of slots
+		rand_pick $_used
+		_s=$R
+	fi
+	_want=$(predict_force "$_s")
+	note "force $_s (expect $_want)"
+	FAULTED=0
+	_err=$(write_sysfs 1 "$(patch_dir "$(slot_name "$_s")")/force" 2>&1) || true
+	if expect_outcome "write 1 to $(slot_name "$_s")/force" "$_want" "$(outcome_of "$_err")"; then
+		COUNT_FORCED=$((COUNT_FORCED + 1))
+		m_forced
+		# a forced task may have run one old and one new function
+		CM_RESYNC=1
+	fi
+}
+
+# op_target: load a target module, or remove it (klpc_cm_target only
+# once nothing uses it: the sleeper, the readers, klpc-cm-patch).
+op_target() {
+	# shellcheck disable=SC2086 # a list of slots
+	rand_pick $TARGET_SLOTS
+	_s=$R
+	if ! m_is "$_s" loaded; then
+		note "load target $_s"
+		_err=$(klpc_insmod "$KLPC_MODDIR/$(slot_file "$_s").ko" 2>&1) ||
+			die "insmod $(slot_file "$_s"): $_err"
+		m_set "$_s" loaded 1
+		[ "$_s" != cmt ] || CM_BASE=0
+		return 0
+	fi
+	if [ "$_s" = cmt ]; then
+		sleeper_release
+		jobs_wait cm
+	fi
+	unload_slot "$_s"
+}
+
+# --- the sleeper: a task asleep in klpc_cm_sleeper(), killable only -------
+
+# sleeper_alive: the sleeper task exists.
+sleeper_alive() {
+	[ -n "$SLEEPER" ] && kill -0 "$SLEEPER" 2>/dev/null
+}
+
+# op_sleeper: put a task to sleep in klpc_cm_sleeper(), which holds any
+# transition of klpc-cm-patch open; or release it, or kill it.
+op_sleeper() {
+	if sleeper_alive; then
+		rand 2
+		if [ "$R" = 0 ]; then sleeper_release; else sleeper_kill; fi
+		return 0
+	fi
+	m_is cmt loaded || return 0
+	note "sleeper: asleep in klpc_cm_sleeper()"
+	write_sysfs k /proc/klpc_cm_sleep || die "cannot arm /proc/klpc_cm_sleep"
+	cat /proc/klpc_cm_sleep >/dev/null 2>&1 &
+	SLEEPER=$!
+	wait_until 20 sleeping_in klpc_cm_wait "$SLEEPER" ||
+		die "the sleeper $SLEEPER did not go to sleep in klpc_cm_wait()"
+}
+
+sleeper_release() {
+	sleeper_alive || return 0
+	note "sleeper: released"
+	write_sysfs 1 /proc/klpc_cm_sleep || die "cannot release the sleeper"
+	sleeper_reap
+}
+
+sleeper_kill() {
+	note "sleeper: killed"
+	kill -9 "$SLEEPER" 2>/dev/null || true
+	sleeper_reap
+}
+
+sleeper_reap() {
+	wait_until 20 eval '! sleeper_alive' ||
+		die "the sleeper $SLEEPER did not exit: $(tr '\n' ' ' <"/proc/$SLEEPER/stack" 2>&1)"
+	wait "$SLEEPER" 2>/dev/null || true
+	SLEEPER=
+}
+
+# may_block: a transition may stay open: the sleeper sleeps in a function
+# of klpc-cm-patch, which a replace patch's transition covers too.
+may_block() {
+	sleeper_alive || return 1
+	[ "$M_TRANS" = cm ] || m_is "$M_TRANS" replace
+}
+
+# --- shadow objects --------------------------------------------------------
+
+# op_shadow: add, poke or delete an object of klpc_shadow_target (only
+# with no transition running, when the model knows which code runs).
+op_shadow() {
+	[ -z "$M_TRANS" ] && m_is sht loaded || return 0
+	rand 10
+	_objs=$M_SHADOW_OBJS
+	if [ "$R" -lt 4 ] || [ -z "$_objs" ]; then
+		note "shadow: add"
+		write_sysfs add /proc/klpc_shadow_target || die "shadow add failed"
+		m_shadow_add
+		return 0
+	fi
+	_r=$R
+	# shellcheck disable=SC2086 # a list of id:count words
+	rand_pick $_objs
+	_id=${R%%:*}
+	if [ "$_r" -lt 8 ]; then
+		note "shadow: poke $_id"
+		write_sysfs "poke $_id" /proc/klpc_shadow_target || die "shadow poke $_id failed"
+		m_shadow_poke "$_id"
+	else
+		note "shadow: del $_id"
+		write_sysfs "del $_id" /proc/klpc_shadow_target || die "shadow del $_id failed"
+		m_shadow_del "$_id"
+	fi
+}
