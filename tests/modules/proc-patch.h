@@ -16,8 +16,8 @@
  * Every callback prints "<module>: <callback>", followed by the object's
  * name for a module object, plus, for the state, what it did with it: the
  * tests compare these lines with what they expect.
- * The state's data is a kmalloc'ed record of the patch that set it up;
- * a patch that finds a previous state takes the record over.
+ * The state's data is a kmalloc'ed record of the patch that set it up,
+ * which a replace patch takes over (see struct proc_patch_record).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -53,6 +53,15 @@ static int pre_patch_ret;
 module_param(pre_patch_ret, int, 0644);
 MODULE_PARM_DESC(pre_patch_ret, "what the pre_patch callback returns");
 
+/*
+ * The state's record, one per system state, shared by the patches that
+ * declare it; only its owner frees it.  A stacked patch shares the record
+ * of the patch below; a replace patch takes it over in post_patch, once
+ * the patches it replaces are retired (their callbacks no longer run), as
+ * upstream's test_klp_state2 does.  Taken in pre_patch, it was freed
+ * twice: by a reversed replace patch, or by a stacked one, and again by
+ * the patch below.
+ */
 struct proc_patch_record {
 	char owner[MODULE_NAME_LEN];
 };
@@ -82,11 +91,7 @@ static int proc_patch_setup_state(void)
 	if (!st)
 		return 0;
 	if (prev && prev->data) {
-		rec = prev->data;
-		pr_info("state: taking over v%u from %s\n", prev->version,
-			rec->owner);
-		strscpy(rec->owner, KBUILD_MODNAME, sizeof(rec->owner));
-		st->data = rec;
+		st->data = prev->data;
 		return 0;
 	}
 	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
@@ -96,6 +101,20 @@ static int proc_patch_setup_state(void)
 	st->data = rec;
 	pr_info("state: set up v%u\n", st->version);
 	return 0;
+}
+
+/* a replace patch, patched: the record of the patches it retired is its */
+static void proc_patch_take_state(void)
+{
+	struct klpc_state *st = klpc_get_state(&patch, PROC_PATCH_STATE_ID);
+	struct klpc_state *prev = klpc_get_prev_state(PROC_PATCH_STATE_ID);
+	struct proc_patch_record *rec;
+
+	if (!patch.replace || !st || !st->data || !prev || prev->data != st->data)
+		return;
+	rec = st->data;
+	pr_info("state: taking over v%u from %s\n", prev->version, rec->owner);
+	strscpy(rec->owner, KBUILD_MODNAME, sizeof(rec->owner));
 }
 
 static int proc_patch_pre_patch(struct klpc_object *obj)
@@ -112,6 +131,8 @@ static int proc_patch_pre_patch(struct klpc_object *obj)
 
 static void proc_patch_post_patch(struct klpc_object *obj)
 {
+	if (!obj->name)
+		proc_patch_take_state();
 	pr_info("post_patch%s%s\n", obj->name ? " " : "", obj->name ?: "");
 }
 
@@ -123,13 +144,17 @@ static void proc_patch_pre_unpatch(struct klpc_object *obj)
 static void proc_patch_post_unpatch(struct klpc_object *obj)
 {
 	struct klpc_state *st = klpc_get_state(&patch, PROC_PATCH_STATE_ID);
+	struct proc_patch_record *rec = st ? st->data : NULL;
 
 	pr_info("post_unpatch%s%s\n", obj->name ? " " : "", obj->name ?: "");
-	if (st && st->data) {
-		pr_info("state: released v%u\n", st->version);
-		kfree(st->data);
-		st->data = NULL;
-	}
+	/* the state is vmlinux's: klpc_target may go while the patch stays */
+	if (!rec || obj->name)
+		return;
+	st->data = NULL;
+	if (strcmp(rec->owner, KBUILD_MODNAME))
+		return;
+	pr_info("state: released v%u\n", st->version);
+	kfree(rec);
 }
 
 static const struct klpc_callbacks proc_patch_callbacks = {

@@ -31,7 +31,10 @@ settle() {
 	[ -n "$M_TRANS" ] || return 0
 	if may_block; then
 		# give it a moment, then let it be
-		wait_until 2 trans_ended "$M_TRANS" || return 0
+		if ! wait_until 2 trans_ended "$M_TRANS"; then
+			COUNT_HELD=$((COUNT_HELD + 1))
+			return 0
+		fi
 	else
 		wait_until "$SETTLE_SECS" trans_ended "$M_TRANS" ||
 			die "invariant: the transition of $(slot_name "$M_TRANS") still runs after $((SETTLE_SECS * KLPC_TIMEOUT_SCALE)) s and nothing may hold it: $(blocking_summary)"

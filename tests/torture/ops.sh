@@ -138,7 +138,13 @@ op_load() {
 	}
 	# shellcheck disable=SC2086 # a list of slots
 	rand_pick $_free
-	_s=$R
+	load_slot "$R"
+}
+
+# load_slot SLOT: insmod SLOT's module (a proc patch with random
+# parameters), as the model predicts.
+load_slot() {
+	_s=$1
 	PARAMS=
 	case $_s in a | b | c) proc_params "$_s" ;; esac
 	_want=$(predict_load "$_s")
@@ -255,10 +261,10 @@ trans_was_reversed() {
 	fi
 }
 
-# op_force: force the transition in progress; with none, 'force' must be
-# refused.
+# op_force: force the transition in progress; with none (or with -N),
+# 'force' of a patch not in transition must be refused.
 op_force() {
-	if [ -n "$M_TRANS" ]; then
+	if [ -n "$M_TRANS" ] && [ "$NOFORCE" = 0 ]; then
 		_s=$M_TRANS
 	else
 		_used=$(loaded_slots)
@@ -266,6 +272,7 @@ op_force() {
 		# shellcheck disable=SC2086 # a list of slots
 		rand_pick $_used
 		_s=$R
+		[ "$_s" != "$M_TRANS" ] || return 0
 	fi
 	_want=$(predict_force "$_s")
 	note "force $_s (expect $_want)"
@@ -286,11 +293,7 @@ op_target() {
 	rand_pick $TARGET_SLOTS
 	_s=$R
 	if ! m_is "$_s" loaded; then
-		note "load target $_s"
-		_err=$(klpc_insmod "$KLPC_MODDIR/$(slot_file "$_s").ko" 2>&1) ||
-			die "insmod $(slot_file "$_s"): $_err"
-		m_set "$_s" loaded 1
-		[ "$_s" != cmt ] || CM_BASE=0
+		target_load "$_s"
 		return 0
 	fi
 	if [ "$_s" = cmt ]; then
@@ -298,6 +301,15 @@ op_target() {
 		jobs_wait cm
 	fi
 	unload_slot "$_s"
+}
+
+# target_load SLOT: insmod a target module, which must succeed.
+target_load() {
+	note "load target $1"
+	_err=$(klpc_insmod "$KLPC_MODDIR/$(slot_file "$1").ko" 2>&1) ||
+		die "insmod $(slot_file "$1"): $_err"
+	m_set "$1" loaded 1
+	[ "$1" != cmt ] || CM_BASE=0
 }
 
 # --- the sleeper: a task asleep in klpc_cm_sleeper(), killable only -------
@@ -316,7 +328,15 @@ op_sleeper() {
 		return 0
 	fi
 	m_is cmt loaded || return 0
+	sleeper_start
+}
+
+# sleeper_start: the sleeper, in the version of klpc_cm_sleeper() that
+# runs now (SLEEPER_V: klpc-cm-patch's 'enabled' then).
+sleeper_start() {
 	note "sleeper: asleep in klpc_cm_sleeper()"
+	m_val cm enabled
+	SLEEPER_V=$_V
 	write_sysfs k /proc/klpc_cm_sleep || die "cannot arm /proc/klpc_cm_sleep"
 	cat /proc/klpc_cm_sleep >/dev/null 2>&1 &
 	SLEEPER=$!
@@ -342,6 +362,24 @@ sleeper_reap() {
 		die "the sleeper $SLEEPER did not exit: $(tr '\n' ' ' <"/proc/$SLEEPER/stack" 2>&1)"
 	wait "$SLEEPER" 2>/dev/null || true
 	SLEEPER=
+}
+
+# op_hold: a transition of klpc-cm-patch that the sleeper holds open: the
+# target and the patch loaded if need be, the sleeper asleep in the
+# version the transition moves away from, then the patch enabled or
+# disabled.
+op_hold() {
+	[ -z "$M_TRANS" ] || return 0
+	m_is cmt loaded || target_load cmt
+	if ! m_is cm loaded; then
+		load_slot cm
+		settle
+		m_is cm loaded || return 0
+	fi
+	m_val cm enabled
+	if sleeper_alive && [ "$SLEEPER_V" != "$_V" ]; then sleeper_release; fi
+	sleeper_alive || sleeper_start
+	if m_is cm enabled; then write_enabled cm 0; else write_enabled cm 1; fi
 }
 
 # may_block: a transition may stay open: the sleeper sleeps in a function

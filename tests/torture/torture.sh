@@ -7,10 +7,12 @@
 # operations so far must have done, and stops at the first broken one,
 # printing the seed, the step and the last operations.
 #
-# Usage: torture.sh [-s SEED] [-d SECONDS] [-F]
+# Usage: torture.sh [-s SEED] [-d SECONDS] [-F] [-N]
 #   -s SEED     replay this sequence (default: a random seed, printed)
 #   -d SECONDS  run this long, then undo everything and check (default 180)
 #   -F          no fault injection even where the kernel has failslab
+#   -N          never force a transition (a forced patch's module stays
+#               for good: the test suite's run leaves none behind)
 # (also KLPC_TORTURE_SEED and KLPC_TORTURE_DURATION).  On a kernel with
 # fault injection (the debug kernel), FAULT_PCT in a hundred loads and
 # 'enabled' writes run with one allocation failing at a random point.
@@ -31,9 +33,12 @@ KLPC_TEST=${KLPC_TEST:-torture}
 # shellcheck source=tests/torture/check.sh
 . "$TORTURE_DIR/check.sh"
 
-# the operations and their weights
+# the operations and their weights; while a transition is held open
+# (by the sleeper), reverse and force come more often
 OPS='load:14 unload:9 enable:9 disable:9 reverse:5 force:2 target:8
-sleeper:6 shadow:6 jobs:8 stop:3 freeze:3 cpu:3 memory:2 cli:4'
+sleeper:6 hold:5 shadow:6 jobs:8 stop:3 freeze:3 cpu:3 memory:2 cli:4'
+OPS_HELD='load:6 unload:6 enable:6 disable:6 reverse:12 force:4 target:6
+sleeper:6 hold:0 shadow:0 jobs:6 stop:3 freeze:3 cpu:3 memory:2 cli:4'
 FAULT_PCT=20
 # seconds a transition nothing holds may take (times the timeout scale)
 SETTLE_SECS=60
@@ -54,9 +59,11 @@ die() {
 	exit 1
 }
 
-# note TEXT: one line of the history (what the failure report shows).
+# note TEXT: one line of the history (what the failure report shows),
+# also on the output: if the kernel dies, the console shows the last.
 note() {
 	echo "step $STEP: $*" >>"$KLPC_TMP/history"
+	echo "torture: step $STEP: $*"
 }
 
 # count_op KIND: one more operation of KIND.
@@ -74,6 +81,7 @@ op_run() {
 	force) op_force ;;
 	target) op_target ;;
 	sleeper) op_sleeper ;;
+	hold) op_hold ;;
 	shadow) op_shadow ;;
 	jobs) op_jobs ;;
 	stop) op_stop ;;
@@ -89,12 +97,14 @@ parse_args() {
 	SEED=${KLPC_TORTURE_SEED:-}
 	DURATION=${KLPC_TORTURE_DURATION:-180}
 	FAULTS=auto
+	NOFORCE=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-s) SEED=$2 && shift ;;
 		-d) DURATION=$2 && shift ;;
 		-F) FAULTS=0 ;;
-		*) die "usage: torture.sh [-s SEED] [-d SECONDS] [-F]" ;;
+		-N) NOFORCE=1 ;;
+		*) die "usage: torture.sh [-s SEED] [-d SECONDS] [-F] [-N]" ;;
 		esac
 		shift
 	done
@@ -131,7 +141,7 @@ setup() {
 	KLPC_TMP=$(mktemp -d /tmp/klpc-torture.XXXXXX)
 	: >"$KLPC_TMP/history"
 	STEP=0 CHECKS=0 REPORTS=0 FAULTS_HIT=0 COUNT_DONE=0 COUNT_REVERSED=0
-	COUNT_FORCED=0 CM_BASE=0 CM_RESYNC=0 JOBS='' STOPPED='' SLEEPER=''
+	COUNT_FORCED=0 COUNT_HELD=0 CM_BASE=0 CM_RESYNC=0 JOBS='' STOPPED='' SLEEPER='' SLEEPER_V=0
 	BAD_RE=$KLPC_TMP/kernel-bad.re
 	sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$KLPC_DIR/vm/kernel-bad.txt" >"$BAD_RE"
 	[ -s "$BAD_RE" ] || die "no patterns in vm/kernel-bad.txt"
@@ -204,7 +214,7 @@ summary() {
 	done
 	echo "torture: seed $SEED: $STEP steps in $(($(ms_now) / 1000 - START)) s"
 	echo "torture: operations:${_ops%,}"
-	echo "torture: transitions: completed $COUNT_DONE, reversed $COUNT_REVERSED, forced $COUNT_FORCED"
+	echo "torture: transitions: completed $COUNT_DONE, reversed $COUNT_REVERSED, forced $COUNT_FORCED, held open by the sleeper $COUNT_HELD"
 	echo "torture: faults injected in $FAULTS_INJECTED operations, $FAULTS_HIT of them failed by it"
 	echo "torture: invariants checked: $CHECKS"
 	echo "torture: kernel reports: $REPORTS"
@@ -220,7 +230,7 @@ main() {
 	# shellcheck disable=SC2086 # the weights are words
 	while [ "$(($(ms_now) / 1000))" -lt "$_end" ]; do
 		STEP=$((STEP + 1))
-		rand_weighted $OPS
+		if [ -z "$M_TRANS" ]; then rand_weighted $OPS; else rand_weighted $OPS_HELD; fi
 		count_op "$R"
 		op_run "$R"
 		[ "$FAULTED" = 0 ] || FAULTS_INJECTED=$((FAULTS_INJECTED + 1))
