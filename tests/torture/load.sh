@@ -153,19 +153,23 @@ op_memory() {
 }
 
 # op_cli: the klpc command's read-only operations, which must succeed
-# and name every patch registered.
+# and name every patch registered ('klpc status' exits 2 for a stalled
+# transition, or a reversed one: klpc.8).
 op_cli() {
 	rand_pick status list blocking json
 	note "klpc $R"
+	_rc=0
 	case $R in
-	status) _out=$(klpc status 2>&1) || die "klpc status failed: $_out" ;;
-	list) _out=$(klpc list 2>&1) || die "klpc list failed: $_out" ;;
-	json) _out=$(klpc status --json 2>&1) || die "klpc status --json failed: $_out" ;;
-	blocking)
-		_out=$(klpc blocking 2>&1) || die "klpc blocking failed: $_out"
-		return 0
-		;;
+	status) _out=$(klpc status 2>&1) || _rc=$? ;;
+	list) _out=$(klpc list 2>&1) || _rc=$? ;;
+	json) _out=$(klpc status --json 2>&1) || _rc=$? ;;
+	blocking) _out=$(klpc blocking 2>&1) || _rc=$? ;;
 	esac
+	case $R:$_rc in
+	*:0 | status:2 | json:2) ;;
+	*) die "klpc $R exited with $_rc: $_out" ;;
+	esac
+	[ "$R" != blocking ] || return 0
 	for _s in $M_LIST; do
 		case $_out in
 		*"$(slot_name "$_s")"*) ;;
