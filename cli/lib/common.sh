@@ -58,8 +58,11 @@ need_secs() {
 }
 
 # in_init_userns: this runs in the initial user namespace (whose inode
-# number is fixed: PROC_USER_INIT_INO), not in a container's.
+# number is fixed: PROC_USER_INIT_INO), not in a container's.  A kernel
+# without user namespaces (CONFIG_USER_NS=n, like the debug kernel) has
+# no /proc/self/ns/user, and only the initial one.
 in_init_userns() {
+	[ -e /proc/self/ns/user ] || return 0
 	[ "$(readlink /proc/self/ns/user 2>/dev/null)" = 'user:[4026531837]' ]
 }
 

@@ -156,6 +156,11 @@ check_behaviour() {
 		_F=${_F#message=}
 		inv "klpc_target's message" "$_v" "${_F%% dup=*}"
 	fi
+	if m_is cbm loaded; then
+		if m_is demo enabled; then _v='patched by klpc_test_cb_demo'; else _v=original; fi
+		readf /proc/klpc_cb_mod
+		inv /proc/klpc_cb_mod "$_v" "$_F"
+	fi
 	if m_is sht loaded; then
 		inv /proc/klpc_shadow_target "$(m_shadow_text)" "$(cat /proc/klpc_shadow_target)"
 		if m_shadow_patched; then

@@ -16,8 +16,14 @@
 #          klpc_cm_target, and the function the sleeper sleeps in
 #   sh     klpc-shadow-patch: shadow variables on klpc_shadow_target's
 #          objects, freed by its post_unpatch callback
+#   demo   klpc-test-cb-demo: callbacks on vmlinux (/proc/cmdline) and on
+#          two modules, one of which (klpc_test_cb_busy) a kworker may be
+#          asleep in (a kthread that holds its transitions); atomic
+#          replace at random
 # Target modules (TARGET_SLOTS): tgt (klpc-target), cmt (klpc-cm-target,
-# which klpc-cm-patch links against), sht (klpc-shadow-target).
+# which klpc-cm-patch links against), sht (klpc-shadow-target), busy
+# (klpc-test-cb-busy, its work asleep in its function at random) and cbm
+# (klpc-test-cb-mod).
 #
 # Per slot S the model keeps M_S_<field>: loaded, enabled (what the patch's
 # 'enabled' reads: the target of its transition), replaced, forced, and
@@ -25,8 +31,8 @@
 # (pre_patch_ret).  M_LIST is klpc's list of patches in order, replaced
 # ones gone; M_TRANS the slot in transition ('' if none).
 
-PATCH_SLOTS='a b c mod cm sh'
-TARGET_SLOTS='tgt cmt sht'
+PATCH_SLOTS='a b c mod cm sh demo'
+TARGET_SLOTS='tgt cmt sht busy cbm'
 
 # m_get SLOT FIELD: print M_SLOT_FIELD; m_val sets _V to it instead
 # (without the fork of a command substitution: the checks run after
@@ -56,9 +62,12 @@ slot_file() {
 	mod) echo klpc-sample-mod ;;
 	cm) echo klpc-cm-patch ;;
 	sh) echo klpc-shadow-patch ;;
+	demo) echo klpc-test-cb-demo ;;
 	tgt) echo klpc-target ;;
 	cmt) echo klpc-cm-target ;;
 	sht) echo klpc-shadow-target ;;
+	busy) echo klpc-test-cb-busy ;;
+	cbm) echo klpc-test-cb-mod ;;
 	esac
 }
 
@@ -194,7 +203,7 @@ predict_enable() {
 # with O_NONBLOCK, as rmmod calls it, says EWOULDBLOCK (EAGAIN) for both.
 predict_unload() {
 	case $1 in
-	tgt | sht) echo ok ;;
+	tgt | sht | busy | cbm) echo ok ;;
 	cmt) if m_is cm loaded; then echo EAGAIN; else echo ok; fi ;;
 	*)
 		if m_is "$1" enabled || [ "$M_TRANS" = "$1" ] || m_is "$1" forced; then
@@ -282,12 +291,12 @@ m_forced() {
 	m_complete
 }
 
-# m_top FIELD: _T = FIELD (cmd or ver) of the last enabled proc patch
-# that sets it: the text its /proc file shows; empty for the original.
+# m_top FIELD: _T = FIELD (cmd or ver) of the last enabled patch that
+# sets it: the text its /proc file shows; empty for the original.
 m_top() {
 	_T=
 	for _s in $M_LIST; do
-		case $_s in a | b | c) ;; *) continue ;; esac
+		case $_s in a | b | c | demo) ;; *) continue ;; esac
 		m_is "$_s" enabled || continue
 		m_val "$_s" "$1"
 		[ -z "$_V" ] || _T=$_V

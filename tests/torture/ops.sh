@@ -146,7 +146,15 @@ op_load() {
 load_slot() {
 	_s=$1
 	PARAMS=
-	case $_s in a | b | c) proc_params "$_s" ;; esac
+	case $_s in
+	a | b | c) proc_params "$_s" ;;
+	demo)
+		m_set demo cmd "patched by klpc_test_cb_demo"
+		rand 100
+		if [ "$R" -lt 15 ]; then m_set demo replace 1; else m_set demo replace 0; fi
+		[ "$(m_get demo replace)" = 0 ] || PARAMS=replace=1
+		;;
+	esac
 	_want=$(predict_load "$_s")
 	note "load $_s $PARAMS (expect $_want)"
 	fault_plan
@@ -293,6 +301,7 @@ op_target() {
 	rand_pick $TARGET_SLOTS
 	_s=$R
 	if ! m_is "$_s" loaded; then
+		busy_loadable || [ "$_s" != busy ] || return 0
 		target_load "$_s"
 		return 0
 	fi
@@ -301,15 +310,40 @@ op_target() {
 		jobs_wait cm
 	fi
 	unload_slot "$_s"
+	[ "$_s" != busy ] || BUSY_BLOCK=0
 }
 
-# target_load SLOT: insmod a target module, which must succeed.
+# target_load SLOT: insmod a target module, which must succeed
+# (klpc_test_cb_busy's work asleep in its function, at random).
 target_load() {
-	note "load target $1"
-	_err=$(klpc_insmod "$KLPC_MODDIR/$(slot_file "$1").ko" 2>&1) ||
+	_p=
+	if [ "$1" = busy ]; then
+		rand 2
+		BUSY_BLOCK=$R
+		_p=block_transition=$R
+	fi
+	note "load target $1 $_p"
+	# shellcheck disable=SC2086 # no parameter, or one
+	_err=$(klpc_insmod "$KLPC_MODDIR/$(slot_file "$1").ko" $_p 2>&1) ||
 		die "insmod $(slot_file "$1"): $_err"
 	m_set "$1" loaded 1
 	[ "$1" != cmt ] || CM_BASE=0
+}
+
+# busy_loadable: klpc_test_cb_busy may load: its init waits for its work
+# function to start, which klpc-test-cb-demo, if it patches it, replaces
+# by one that does not tell (its insmod would never return).
+busy_loadable() {
+	! m_is demo enabled && [ "$M_TRANS" != demo ]
+}
+
+# busy_release: klpc_test_cb_busy's work function may return.
+busy_release() {
+	[ "$BUSY_BLOCK" = 1 ] || return 0
+	note "kworker: released"
+	write_sysfs 0 /sys/module/klpc_test_cb_busy/parameters/block_transition ||
+		die "cannot release klpc_test_cb_busy's work"
+	BUSY_BLOCK=0
 }
 
 # --- the sleeper: a task asleep in klpc_cm_sleeper(), killable only -------
@@ -383,10 +417,25 @@ op_hold() {
 }
 
 # may_block: a transition may stay open: the sleeper sleeps in a function
-# of klpc-cm-patch, which a replace patch's transition covers too.
+# of klpc-cm-patch, or the kworker in one of klpc-test-cb-demo's, which a
+# replace patch's transition covers too.
 may_block() {
-	sleeper_alive || return 1
-	[ "$M_TRANS" = cm ] || m_is "$M_TRANS" replace
+	m_is "$M_TRANS" replace && { sleeper_alive || [ "$BUSY_BLOCK" = 1 ]; } && return 0
+	case $M_TRANS in
+	cm) sleeper_alive ;;
+	demo) [ "$BUSY_BLOCK" = 1 ] ;;
+	*) return 1 ;;
+	esac
+}
+
+# op_kworker: klpc_test_cb_busy's work asleep in its function (loaded
+# with it), or released.
+op_kworker() {
+	if [ "$BUSY_BLOCK" = 1 ]; then
+		busy_release
+	elif ! m_is busy loaded && busy_loadable; then
+		target_load busy
+	fi
 }
 
 # --- shadow objects --------------------------------------------------------

@@ -36,9 +36,9 @@ KLPC_TEST=${KLPC_TEST:-torture}
 # the operations and their weights; while a transition is held open
 # (by the sleeper), reverse and force come more often
 OPS='load:14 unload:9 enable:9 disable:9 reverse:5 force:2 target:8
-sleeper:6 hold:5 shadow:6 jobs:8 stop:3 freeze:3 cpu:3 memory:2 cli:4'
+sleeper:6 hold:5 kworker:3 shadow:6 jobs:8 stop:3 freeze:3 cpu:3 memory:2 cli:4'
 OPS_HELD='load:6 unload:6 enable:6 disable:6 reverse:12 force:4 target:6
-sleeper:6 hold:0 shadow:0 jobs:6 stop:3 freeze:3 cpu:3 memory:2 cli:4'
+sleeper:6 hold:0 kworker:3 shadow:0 jobs:6 stop:3 freeze:3 cpu:3 memory:2 cli:4'
 FAULT_PCT=20
 # seconds a transition nothing holds may take (times the timeout scale)
 SETTLE_SECS=60
@@ -82,6 +82,7 @@ op_run() {
 	target) op_target ;;
 	sleeper) op_sleeper ;;
 	hold) op_hold ;;
+	kworker) op_kworker ;;
 	shadow) op_shadow ;;
 	jobs) op_jobs ;;
 	stop) op_stop ;;
@@ -141,7 +142,7 @@ setup() {
 	KLPC_TMP=$(mktemp -d /tmp/klpc-torture.XXXXXX)
 	: >"$KLPC_TMP/history"
 	STEP=0 CHECKS=0 REPORTS=0 FAULTS_HIT=0 COUNT_DONE=0 COUNT_REVERSED=0
-	COUNT_FORCED=0 COUNT_HELD=0 CM_BASE=0 CM_RESYNC=0 JOBS='' STOPPED='' SLEEPER='' SLEEPER_V=0
+	COUNT_FORCED=0 COUNT_HELD=0 CM_BASE=0 CM_RESYNC=0 JOBS='' STOPPED='' SLEEPER='' SLEEPER_V=0 BUSY_BLOCK=0
 	BAD_RE=$KLPC_TMP/kernel-bad.re
 	sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$KLPC_DIR/vm/kernel-bad.txt" >"$BAD_RE"
 	[ -s "$BAD_RE" ] || die "no patterns in vm/kernel-bad.txt"
@@ -163,6 +164,7 @@ setup() {
 finish() {
 	note "finish: release, thaw, CPUs online, disable and remove all"
 	sleeper_release
+	busy_release
 	jobs_wait
 	[ ! -w "$CPU_FILE" ] || [ "$(cat "$CPU_FILE")" = 1 ] || echo 1 >"$CPU_FILE"
 	FAULTS=0
