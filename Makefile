@@ -31,9 +31,10 @@
 # KERNEL=stock (default): Debian's kernel. KDIR defaults to the tree of the
 # installed linux-headers-amd64 (installed by the recipes when run as root).
 # KERNEL=debug: a kernel with lockdep, KASAN, kmemleak and fault injection
-# built from Debian's linux-source-6.1 by vm/debug-kernel.sh (once, into
-# the cache; vm-* build it when needed); KDIR is its tree and vm-* boot it,
-# e.g. make vm-test KERNEL=debug. See vm/run.sh for the KLPC_* variables.
+# built from the target's Debian source (linux-source-6.1, -6.12) by
+# vm/debug-kernel.sh (once, into the cache; vm-* build it when needed); KDIR
+# is its tree and vm-* boot it, e.g. make vm-test KERNEL=debug. See
+# vm/run.sh for the KLPC_* variables.
 
 #
 # TARGET= picks the target kernel for every target above (tools/targets.sh
@@ -45,10 +46,12 @@ TARGET ?= bookworm
 export KLPC_TARGET := $(TARGET)
 KERNEL ?= stock
 ifeq ($(KERNEL),debug)
-ifneq ($(TARGET),bookworm)
-$(error KERNEL=debug: the debug kernel is built from linux-source-6.1: TARGET=bookworm only)
+# the target's source package (tools/targets.sh: T_DEBUG_SRC); a target
+# without one: vm/debug-kernel.sh says so and KDIR stays empty
+KDIR ?= $(shell KLPC_TARGET='$(TARGET)' vm/debug-kernel.sh --path)
+ifeq ($(KDIR),)
+$(error KERNEL=debug: TARGET=$(TARGET) has no debug kernel)
 endif
-KDIR ?= $(shell vm/debug-kernel.sh --path)
 VM_ENV = KLPC_DEBUG=1 KLPC_KERNEL='$(KDIR)/arch/x86/boot/bzImage'
 else ifeq ($(KERNEL),stock)
 KDIR ?= $(shell KLPC_TARGET='$(TARGET)' tools/kdir.sh)

@@ -8,6 +8,7 @@
 
 #define pr_fmt(fmt) "klpc: " fmt
 
+#include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>

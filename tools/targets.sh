@@ -23,6 +23,12 @@
 #              CONFIG_CC_VERSION_TEXT must name it, as the host has it
 #   T_PKGS     host packages the unpacked headers need (what their kbuild
 #              package depends on that a build host may lack)
+#   T_DEBUG_SRC  the Debian source package the debug kernel (KERNEL=debug,
+#              vm/debug-kernel.sh) is built from, installed with apt-get
+#              (its tarball: /usr/src/T_DEBUG_SRC.tar.xz); empty: the
+#              target has no debug kernel
+#   T_DEBUG_FRAG fragments merged after vm/debug.config (file names in vm/):
+#              what that source names differently; empty: none
 
 KLPC_TARGETS='bookworm bookworm-6.12 bookworm-6.1.176'
 
@@ -35,12 +41,17 @@ target_load() {
 		T_SUITE=bookworm
 		T_CC=gcc-12
 		T_PKGS=
+		T_DEBUG_SRC=linux-source-6.1
+		T_DEBUG_FRAG=
 		;;
 	bookworm-6.1.176)
 		T_HEADERS=pkg:6.1.0-50-amd64
 		T_SUITE=bookworm
 		T_CC=gcc-12
 		T_PKGS=
+		# linux-source-6.1 is the newest 6.1 only: no debug kernel
+		T_DEBUG_SRC=
+		T_DEBUG_FRAG=
 		;;
 	bookworm-6.12)
 		T_HEADERS='newest:^linux-headers-6\.12\.[0-9]+\+deb12-amd64$'
@@ -48,6 +59,8 @@ target_load() {
 		T_CC=gcc-12
 		# module BTF: 6.12's headers carry vmlinux, kbuild runs pahole
 		T_PKGS="pahole zstd"
+		T_DEBUG_SRC=linux-source-6.12
+		T_DEBUG_FRAG=debug-6.12.config
 		;;
 	*)
 		die "TARGET=$KLPC_TARGET: use one of: $KLPC_TARGETS"

@@ -3,11 +3,14 @@
 # build tree, the KDIR that klpc and the test modules are built against;
 # the guest boots its arch/x86/boot/bzImage.
 #
-# Source: Debian's linux-source-6.1 (/usr/src/linux-source-6.1.tar.xz),
-# unpacked into the cache, never into the repository. Configuration:
-# 'make ARCH=x86_64 tinyconfig', then vm/debug.config merged over it with
-# scripts/kconfig/merge_config.sh; then every line of the fragment must be
-# in the final .config as written (see verify_config), or the build stops.
+# Source: the target's Debian source package (KLPC_TARGET, make TARGET=;
+# T_DEBUG_SRC in tools/targets.sh: linux-source-6.1, linux-source-6.12),
+# its /usr/src/<package>.tar.xz unpacked into the cache, never into the
+# repository. Configuration: 'make ARCH=x86_64 tinyconfig', then the
+# fragment merged over it with scripts/kconfig/merge_config.sh; then every
+# line of the fragment must be in the final .config as written (see
+# verify_config), or the build stops. The fragment is vm/debug.config with
+# the target's T_DEBUG_FRAG files over it (see fragment).
 # One tree per (source package version, fragment): KLPC_CACHE/debug-kernel/
 # <version>-<hash>/; a finished build is marked by .klpc-built in it and
 # reused afterwards. An interrupted build resumes where it stopped.
@@ -22,8 +25,12 @@ set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/lib.sh
 . "$HERE/../tools/lib.sh"
+# shellcheck source=tools/targets.sh
+. "$HERE/../tools/targets.sh"
 
-TARBALL=/usr/src/linux-source-6.1.tar.xz
+target_load
+[ -n "$T_DEBUG_SRC" ] || die "TARGET=$KLPC_TARGET has no debug kernel (tools/targets.sh)"
+TARBALL=/usr/src/$T_DEBUG_SRC.tar.xz
 FRAGMENT=$HERE/debug.config
 # Bump when the recipe below changes the result (not for comments).
 RECIPE=1
@@ -31,29 +38,65 @@ TOP=$KLPC_CACHE/debug-kernel
 export ARCH=x86_64
 
 src_version() {
-	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true
+	dpkg-query -W -f='${Version}' "$T_DEBUG_SRC" 2>/dev/null || true
+}
+
+# fragment: the fragment of the target, printed: vm/debug.config, then each
+# T_DEBUG_FRAG file. An option such a file sets replaces the line of
+# vm/debug.config for it; '# klpc-drop: CONFIG_X why' removes CONFIG_X's
+# line (an option that source renamed or removed). With no T_DEBUG_FRAG it
+# is vm/debug.config as it is.
+fragment() {
+	set --
+	for f in $T_DEBUG_FRAG; do
+		[ -f "$HERE/$f" ] || die "vm/$f missing (T_DEBUG_FRAG, tools/targets.sh)"
+		set -- "$@" "$HERE/$f"
+	done
+	[ $# -gt 0 ] || {
+		cat "$FRAGMENT"
+		return
+	}
+	awk '
+	function name(line) {
+		if (line ~ /^CONFIG_[A-Za-z0-9_]+=/)
+			return substr(line, 1, index(line, "=") - 1)
+		if (line ~ /^# CONFIG_[A-Za-z0-9_]+ is not set/)
+			return substr(line, 3, index(line, " is not set") - 3)
+		if (line ~ /^# klpc-drop: CONFIG_[A-Za-z0-9_]+/) {
+			split(line, w, /[ \t]+/)
+			return w[3]
+		}
+		return ""
+	}
+	FILENAME != base { n = name($0); if (n != "") over[n] = 1; next }
+	{ n = name($0); if (n == "" || !(n in over)) print }
+	' base="$FRAGMENT" "$@" "$FRAGMENT"
+	for f in "$@"; do
+		printf '\n# --- %s (tools/targets.sh: T_DEBUG_FRAG) ---\n' "vm/${f##*/}"
+		cat "$f"
+	done
 }
 
 # tree_dir: the build tree for this source version and fragment (as root,
-# linux-source-6.1 is installed first if missing, as tools/kdir.sh does for
-# the headers, so that the name is right from the start).
+# the source package is installed first if missing, as tools/kdir.sh does
+# for the headers, so that the name is right from the start).
 tree_dir() {
 	ver=$(src_version)
 	if [ -z "$ver" ] && is_root; then
-		ensure_pkgs linux-source-6.1
+		ensure_pkgs "$T_DEBUG_SRC" xz-utils
 		ver=$(src_version)
 	fi
 	[ -n "$ver" ] || ver=unknown
 	hash=$({
 		echo "recipe $RECIPE"
 		echo "source $ver"
-		cat "$FRAGMENT"
+		fragment
 	} | sha256sum | cut -c1-12)
 	printf '%s/%s-%s\n' "$TOP" "$ver" "$hash"
 }
 
-# verify_config CONFIG: every option the fragment sets must have that value
-# in CONFIG ("is not set" lines: must not be y or m). Prints each mismatch.
+# verify_config CONFIG: every option the fragment (FRAG_FILE) sets must
+# have that value in CONFIG ("is not set" lines: must not be y or m). Prints each mismatch.
 verify_config() {
 	awk '
 	FNR == NR {
@@ -82,11 +125,11 @@ verify_config() {
 		}
 		printf "%d option(s) checked, %d wrong\n", cnt, bad
 		exit bad > 0
-	}' "$FRAGMENT" "$1"
+	}' "$FRAG_FILE" "$1"
 }
 
 unpack() {
-	[ -f "$TARBALL" ] || die "$TARBALL missing (tools/deps.sh debug installs it)"
+	[ -f "$TARBALL" ] || die "$TARBALL missing: apt-get install $T_DEBUG_SRC"
 	msg "debug kernel: unpacking $TARBALL into $1"
 	rm -rf "$1.tmp"
 	mkdir -p "$1.tmp"
@@ -99,11 +142,12 @@ unpack() {
 configure() {
 	dir=$1
 	log=$dir/klpc-config.log
-	msg "debug kernel: tinyconfig + $(basename "$FRAGMENT")"
+	msg "debug kernel: tinyconfig + debug.config${T_DEBUG_FRAG:+ + $T_DEBUG_FRAG}"
+	cp "$FRAG_FILE" "$dir/klpc-debug.config"
 	(
 		cd "$dir"
 		make tinyconfig
-		scripts/kconfig/merge_config.sh -O . .config "$FRAGMENT"
+		scripts/kconfig/merge_config.sh -O . .config klpc-debug.config
 	) >"$log" 2>&1 || {
 		tail -n 30 "$log" >&2
 		die "configuring the debug kernel failed (log: $log)"
@@ -115,10 +159,10 @@ configure() {
 			while read -r o; do
 				grep -A 2 "for $o\b" "$log" || true
 			done >&2
-		die "the debug kernel's .config lacks options vm/debug.config asks for (log: $log)"
+		die "the debug kernel's .config lacks options the fragment asks for ($dir/klpc-debug.config; log: $log)"
 	fi
 	msg "debug kernel: .config verified: $(printf '%s\n' "$out" | tail -n 1)"
-	cp "$FRAGMENT" "$dir/.klpc-configured"
+	cp "$FRAG_FILE" "$dir/.klpc-configured"
 }
 
 # compile DIR: 'make bzImage modules', output in DIR/klpc-build.log, a
@@ -135,7 +179,7 @@ compile() {
 		>"$log" 2>&1 &
 	pid=$!
 	# the make is killed with us
-	trap 'kill "$pid" 2>/dev/null' EXIT
+	trap 'kill "$pid" 2>/dev/null; rm -f "$FRAG_FILE"' EXIT
 	trap 'exit 130' INT TERM HUP
 	while kill -0 "$pid" 2>/dev/null; do
 		i=0
@@ -150,7 +194,7 @@ compile() {
 	done
 	rc=0
 	wait "$pid" || rc=$?
-	trap - EXIT
+	trap 'rm -f "$FRAG_FILE"' EXIT
 	if [ "$rc" -ne 0 ]; then
 		grep -E -B 2 -A 6 'error|Error' "$log" | tail -n 40 >&2 || tail -n 40 "$log" >&2
 		die "building the debug kernel failed (log: $log)"
@@ -167,7 +211,7 @@ build() {
 	is_root || die "building the debug kernel in $KLPC_CACHE needs root"
 	mkdir -p "$TOP"
 	[ -f "$dir/.klpc-unpacked" ] || unpack "$dir"
-	cmp -s "$FRAGMENT" "$dir/.klpc-configured" 2>/dev/null || configure "$dir"
+	cmp -s "$FRAG_FILE" "$dir/.klpc-configured" 2>/dev/null || configure "$dir"
 	[ "${2:-}" != config-only ] || return 0
 	compile "$dir"
 	[ -s "$dir/arch/x86/boot/bzImage" ] || die "no bzImage in $dir"
@@ -190,6 +234,9 @@ prune() {
 }
 
 main() {
+	FRAG_FILE=$(mktemp)
+	trap 'rm -f "$FRAG_FILE"' EXIT
+	fragment >"$FRAG_FILE"
 	case ${1:-} in
 	--path)
 		tree_dir
