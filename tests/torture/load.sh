@@ -141,13 +141,17 @@ op_cpu() {
 	fi
 }
 
-# op_memory: a burst of memory pressure: a file of a few hundred MB in
-# the RAM root, the page cache dropped, the file removed.
+# op_memory: a burst of memory pressure: a file of up to a few hundred MB
+# in the RAM root (at most a third of the memory available: the debug
+# kernel's KASAN takes much of it), the page cache dropped, the file
+# removed.
 op_memory() {
 	rand 4
 	_mb=$((128 + R * 96))
+	_avail=$(awk '$1 == "MemAvailable:" { print int($2 / 3072) }' /proc/meminfo)
+	[ "$_mb" -le "$_avail" ] || _mb=$_avail
 	note "memory: ${_mb} MB"
-	dd if=/dev/zero of="$KLPC_TMP/pressure" bs=1M count=$_mb 2>/dev/null || true
+	dd if=/dev/zero of="$KLPC_TMP/pressure" bs=1M count="$_mb" 2>/dev/null || true
 	echo 3 >/proc/sys/vm/drop_caches
 	rm -f "$KLPC_TMP/pressure"
 }
