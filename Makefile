@@ -35,8 +35,10 @@
 #
 # TARGET= picks the target kernel for every target above (tools/targets.sh
 # holds what differs): bookworm (default), Debian 12's 6.1; bookworm-6.12,
-# Debian 12's own 6.12 from bookworm-security. Outputs of one target are
-# cleaned before another's build (build/kbuild-kdir).
+# Debian 12's own 6.12 from bookworm-security; trixie, Debian 13's 6.12
+# (gcc-14), whose kbuild runs in a trixie build root (tools/buildroot.sh:
+# KBUILD_RUN). Outputs of one target are cleaned before another's build
+# (build/kbuild-kdir).
 
 TARGET ?= bookworm
 export KLPC_TARGET := $(TARGET)
@@ -50,6 +52,9 @@ VM_ENV = KLPC_DEBUG=1 KLPC_KERNEL='$(KDIR)/arch/x86/boot/bzImage'
 else ifeq ($(KERNEL),stock)
 KDIR ?= $(shell KLPC_TARGET='$(TARGET)' tools/kdir.sh)
 VM_ENV =
+# the prefix of kbuild's make: empty, or "tools/buildroot.sh run" for a
+# target built in its build root
+KBUILD_RUN := $(shell KLPC_TARGET='$(TARGET)' tools/buildroot.sh wrapper)
 else
 $(error KERNEL=$(KERNEL): use KERNEL=stock or KERNEL=debug)
 endif
@@ -72,10 +77,10 @@ modules: tests/bin/klpc-hammer tests/bin/klpc-tasks bench/bin/klpc-bench-tool be
 	[ -f "$$kdir/Makefile" ] || { echo "KDIR=$$kdir: not a kernel build tree" >&2; exit 1; }; \
 	if [ "$$(cat build/kbuild-kdir 2>/dev/null)" != "$$kdir" ]; then \
 		[ ! -f build/kbuild-kdir ] || echo "klpc: modules were built against $$(cat build/kbuild-kdir): cleaning"; \
-		$(MAKE) -C "$$kdir" M='$(CURDIR)' clean >/dev/null; \
+		$(KBUILD_RUN) $(MAKE) -C "$$kdir" M='$(CURDIR)' clean >/dev/null; \
 		mkdir -p build && echo "$$kdir" >build/kbuild-kdir; \
 	fi; \
-	$(MAKE) -C "$$kdir" M='$(CURDIR)' KBUILD_MODPOST_WARN=1 modules
+	$(KBUILD_RUN) $(MAKE) -C "$$kdir" M='$(CURDIR)' KBUILD_MODPOST_WARN=1 modules
 	@KLPC_KDIR='$(KDIR)' tools/convert-modules.sh
 
 # klpc-convert: livepatch relocations and the build record for patch
@@ -125,7 +130,7 @@ bench/bin/klpc-lat: bench/tools/klpc-lat.c
 clean:
 	@kdir='$(CLEAN_KDIR)'; \
 	if [ -n "$$kdir" ] && [ -d "$$kdir" ]; then \
-		$(MAKE) -C "$$kdir" M='$(CURDIR)' clean; fi
+		$(KBUILD_RUN) $(MAKE) -C "$$kdir" M='$(CURDIR)' clean; fi
 	rm -rf build tests/bin bench/bin tests/fixes/out klp-convert/klpc-convert klp-build/compare/klpc-compare \
 		klp-build/emit/klpc-emit
 

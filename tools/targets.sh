@@ -13,6 +13,11 @@
 #                  knows, unpacked into KLPC_CACHE/headers (its Depends
 #                  would install a kernel image on the host, so it is never
 #                  installed); the guest boots the matching image.
+#   trixie         Debian 13's 6.12 (trixie's linux-headers-amd64, built
+#                  with gcc-14, which Debian 12 lacks): built in a trixie
+#                  build root (tools/buildroot.sh) where trixie's apt
+#                  installed the headers, the image and gcc-14; the guest
+#                  boots that image over a trixie root.
 #
 # target_load sets, for KLPC_TARGET (default bookworm):
 #   T_HEADERS  'meta:PKG' (the installed metapackage PKG names the release),
@@ -22,13 +27,19 @@
 #   T_CC       the compiler the kernel was built with; the headers'
 #              CONFIG_CC_VERSION_TEXT must name it, as the host has it
 #   T_PKGS     host packages the unpacked headers need (what their kbuild
-#              package depends on that a build host may lack)
+#              package depends on that a build host may lack); with
+#              T_BUILDROOT, packages of the build root
+#   T_BUILDROOT  empty: kbuild runs on the host; else the Debian suite of
+#              the build root it runs in (tools/buildroot.sh), which holds
+#              the headers ('meta:' names its installed metapackage) and
+#              T_CC
 
-KLPC_TARGETS='bookworm bookworm-6.12 bookworm-6.1.176'
+KLPC_TARGETS='bookworm bookworm-6.12 bookworm-6.1.176 trixie'
 
 # shellcheck disable=SC2034 # the T_* are read by the scripts that source this
 target_load() {
 	KLPC_TARGET=${KLPC_TARGET:-bookworm}
+	T_BUILDROOT=
 	case $KLPC_TARGET in
 	bookworm)
 		T_HEADERS=meta:linux-headers-amd64
@@ -48,6 +59,14 @@ target_load() {
 		T_CC=gcc-12
 		# module BTF: 6.12's headers carry vmlinux, kbuild runs pahole
 		T_PKGS="pahole zstd"
+		;;
+	trixie)
+		T_HEADERS=meta:linux-headers-amd64
+		T_SUITE=trixie
+		T_CC=gcc-14
+		T_BUILDROOT=trixie
+		# kbuild's make; pahole for module BTF
+		T_PKGS="make pahole zstd"
 		;;
 	*)
 		die "TARGET=$KLPC_TARGET: use one of: $KLPC_TARGETS"
