@@ -61,7 +61,7 @@ endif
 # clean must not install anything: use KDIR only if it exists already.
 CLEAN_KDIR = $(if $(filter file,$(origin KDIR)),$(shell KLPC_TARGET='$(TARGET)' tools/kdir.sh --no-install 2>/dev/null),$(KDIR))
 
-.PHONY: target-default install-tools all modules clean check debug-kernel deb vm-pkg-test vm-demo vm-test vm-bench vm-shell vm-try vm-check-patch patch
+.PHONY: pkg-target install-tools all modules clean check debug-kernel deb vm-pkg-test vm-demo vm-test vm-bench vm-shell vm-try vm-check-patch patch
 
 all: modules
 
@@ -169,13 +169,13 @@ debug-kernel:
 	@tools/deps.sh debug
 	@vm/debug-kernel.sh
 
-deb: target-default
+deb: pkg-target
 	@tools/deps.sh deb
 	@tools/deb.sh
 
 # the packages' guest test: Debian's kernel only (its headers are what the
 # guest's DKMS builds against)
-vm-pkg-test: target-default
+vm-pkg-test: pkg-target
 ifneq ($(KERNEL),stock)
 	$(error vm-pkg-test boots Debian's kernel: use KERNEL=stock)
 endif
@@ -183,10 +183,12 @@ endif
 	@$(MAKE) --no-print-directory modules
 	@KLPC_KDIR='$(KDIR)' vm/pkg-test.sh
 
-# the packages are for Debian 12's 6.1 (DKMS against linux-headers-amd64)
-target-default:
-ifneq ($(TARGET),bookworm)
-	$(error $(MAKECMDGOALS): the packages are tested on Debian 12's 6.1: TARGET=bookworm only)
+# the packages are tested on Debian 12's 6.1 and Debian 13's 6.12 (DKMS
+# against the suite's linux-headers-amd64, in a guest of that suite)
+PKG_TARGETS = bookworm trixie
+pkg-target:
+ifeq ($(filter $(PKG_TARGETS),$(TARGET)),)
+	$(error $(MAKECMDGOALS): the packages are tested on $(PKG_TARGETS): TARGET=$(TARGET) is not one)
 endif
 
 vm-try: override VM_ENV += KLPC_TRY_PATCH='$(abspath $(PATCH))' \
