@@ -54,7 +54,7 @@ KDIR ?= $(shell KLPC_TARGET='$(TARGET)' tools/kdir.sh)
 VM_ENV =
 # the prefix of kbuild's make: empty, or "tools/buildroot.sh run" for a
 # target built in its build root
-KBUILD_RUN := $(shell KLPC_TARGET='$(TARGET)' tools/buildroot.sh wrapper)
+KBUILD_RUN = $(shell KLPC_TARGET='$(TARGET)' tools/buildroot.sh wrapper)
 else
 $(error KERNEL=$(KERNEL): use KERNEL=stock or KERNEL=debug)
 endif
