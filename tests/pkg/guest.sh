@@ -153,7 +153,10 @@ phase_install() {
 	run dkms status
 	check dkms-installed sh -c "dkms status klpc | grep -q ': installed'"
 	ko=$(modinfo -n klpc 2>/dev/null || true)
-	check_eq dkms-module "/lib/modules/$KVER/updates/dkms/klpc.ko" "$ko"
+	# compressed as the kernel's own modules are (Debian 13's: .ko.xz)
+	sfx=$(find "/lib/modules/$KVER/kernel" -name '*.ko*' -type f | head -n 1 |
+		sed 's/.*\.ko//')
+	check_eq dkms-module "/lib/modules/$KVER/updates/dkms/klpc.ko$sfx" "$ko"
 	magic=$(modinfo -F vermagic klpc 2>/dev/null || true)
 	check_eq dkms-vermagic "$KVER" "${magic%% *}"
 	check_eq dkms-compiler "$(kernel_cc)" "$(ko_cc "$ko")"
