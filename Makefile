@@ -39,8 +39,10 @@
 #
 # TARGET= picks the target kernel for every target above (tools/targets.sh
 # holds what differs): bookworm (default), Debian 12's 6.1; bookworm-6.12,
-# Debian 12's own 6.12 from bookworm-security. Outputs of one target are
-# cleaned before another's build (build/kbuild-kdir).
+# Debian 12's own 6.12 from bookworm-security; trixie, Debian 13's 6.12
+# (gcc-14), whose kbuild runs in a trixie build root (tools/buildroot.sh:
+# KBUILD_RUN). Outputs of one target are cleaned before another's build
+# (build/kbuild-kdir).
 
 TARGET ?= bookworm
 export KLPC_TARGET := $(TARGET)
@@ -56,13 +58,16 @@ VM_ENV = KLPC_DEBUG=1 KLPC_KERNEL='$(KDIR)/arch/x86/boot/bzImage'
 else ifeq ($(KERNEL),stock)
 KDIR ?= $(shell KLPC_TARGET='$(TARGET)' tools/kdir.sh)
 VM_ENV =
+# the prefix of kbuild's make: empty, or "tools/buildroot.sh run" for a
+# target built in its build root
+KBUILD_RUN = $(shell KLPC_TARGET='$(TARGET)' tools/buildroot.sh wrapper)
 else
 $(error KERNEL=$(KERNEL): use KERNEL=stock or KERNEL=debug)
 endif
 # clean must not install anything: use KDIR only if it exists already.
 CLEAN_KDIR = $(if $(filter file,$(origin KDIR)),$(shell KLPC_TARGET='$(TARGET)' tools/kdir.sh --no-install 2>/dev/null),$(KDIR))
 
-.PHONY: target-default install-tools all modules clean check debug-kernel deb vm-pkg-test vm-demo vm-test vm-bench vm-shell vm-try vm-torture vm-check-patch patch
+.PHONY: pkg-target install-tools all modules clean check debug-kernel deb vm-pkg-test vm-demo vm-test vm-bench vm-shell vm-try vm-torture vm-check-patch patch
 
 all: modules
 
@@ -78,10 +83,10 @@ modules: tests/bin/klpc-hammer tests/bin/klpc-tasks bench/bin/klpc-bench-tool be
 	[ -f "$$kdir/Makefile" ] || { echo "KDIR=$$kdir: not a kernel build tree" >&2; exit 1; }; \
 	if [ "$$(cat build/kbuild-kdir 2>/dev/null)" != "$$kdir" ]; then \
 		[ ! -f build/kbuild-kdir ] || echo "klpc: modules were built against $$(cat build/kbuild-kdir): cleaning"; \
-		$(MAKE) -C "$$kdir" M='$(CURDIR)' clean >/dev/null; \
+		$(KBUILD_RUN) $(MAKE) -C "$$kdir" M='$(CURDIR)' clean >/dev/null; \
 		mkdir -p build && echo "$$kdir" >build/kbuild-kdir; \
 	fi; \
-	$(MAKE) -C "$$kdir" M='$(CURDIR)' KBUILD_MODPOST_WARN=1 modules
+	$(KBUILD_RUN) $(MAKE) -C "$$kdir" M='$(CURDIR)' KBUILD_MODPOST_WARN=1 modules
 	@KLPC_KDIR='$(KDIR)' tools/convert-modules.sh
 
 # klpc-convert: livepatch relocations and the build record for patch
@@ -131,7 +136,7 @@ bench/bin/klpc-lat: bench/tools/klpc-lat.c
 clean:
 	@kdir='$(CLEAN_KDIR)'; \
 	if [ -n "$$kdir" ] && [ -d "$$kdir" ]; then \
-		$(MAKE) -C "$$kdir" M='$(CURDIR)' clean; fi
+		$(KBUILD_RUN) $(MAKE) -C "$$kdir" M='$(CURDIR)' clean; fi
 	rm -rf build tests/bin bench/bin tests/fixes/out klp-convert/klpc-convert klp-build/compare/klpc-compare \
 		klp-build/emit/klpc-emit
 
@@ -170,13 +175,13 @@ debug-kernel:
 	@tools/deps.sh debug
 	@vm/debug-kernel.sh
 
-deb: target-default
+deb: pkg-target
 	@tools/deps.sh deb
 	@tools/deb.sh
 
 # the packages' guest test: Debian's kernel only (its headers are what the
 # guest's DKMS builds against)
-vm-pkg-test: target-default
+vm-pkg-test: pkg-target
 ifneq ($(KERNEL),stock)
 	$(error vm-pkg-test boots Debian's kernel: use KERNEL=stock)
 endif
@@ -184,10 +189,12 @@ endif
 	@$(MAKE) --no-print-directory modules
 	@KLPC_KDIR='$(KDIR)' vm/pkg-test.sh
 
-# the packages are for Debian 12's 6.1 (DKMS against linux-headers-amd64)
-target-default:
-ifneq ($(TARGET),bookworm)
-	$(error $(MAKECMDGOALS): the packages are tested on Debian 12's 6.1: TARGET=bookworm only)
+# the packages are tested on Debian 12's 6.1 and Debian 13's 6.12 (DKMS
+# against the suite's linux-headers-amd64, in a guest of that suite)
+PKG_TARGETS = bookworm trixie
+pkg-target:
+ifeq ($(filter $(PKG_TARGETS),$(TARGET)),)
+	$(error $(MAKECMDGOALS): the packages are tested on $(PKG_TARGETS): TARGET=$(TARGET) is not one)
 endif
 
 vm-try: override VM_ENV += KLPC_TRY_PATCH='$(abspath $(PATCH))' \

@@ -46,8 +46,9 @@ else
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 KLPC ?= $(firstword $(wildcard $(KLPC_MK_DIR)/klpc) klpc)
-KLPC_KO ?= $(firstword $(wildcard /lib/modules/$(KVER)/updates/dkms/klpc.ko \
-	/lib/modules/$(KVER)/extra/klpc.ko))
+# (DKMS compresses it as the kernel's modules are: klpc.ko.xz on Debian 13)
+KLPC_KO ?= $(firstword $(wildcard $(foreach d,updates/dkms extra, \
+	$(foreach s,.ko .ko.xz .ko.zst,/lib/modules/$(KVER)/$(d)/klpc$(s)))))
 KLPC_PATCHES = $(patsubst %.o,%.ko,$(obj-m))
 KLPC_CONVERT ?= 1
 KLPC_CONVERT_TOOL ?= $(firstword $(wildcard $(KLPC_MK_DIR)/../klp-convert/klpc-convert) klpc-convert)

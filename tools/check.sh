@@ -203,6 +203,12 @@ do_patch_build() {
 		echo "klpc symvers differs from Module.symvers"
 		return 1
 	fi
+	# as DKMS installs it where the kernel's modules are compressed
+	# (Debian 13's: klpc.ko.xz)
+	xz -c "$ROOT/klpc.ko" >"$LOGDIR/klpc.ko.xz"
+	"$ROOT/cli/klpc" symvers "$LOGDIR/klpc.ko.xz" | cut -f1,2 | sort >"$LOGDIR/symvers.xz"
+	cmp -s "$LOGDIR/symvers.cli" "$LOGDIR/symvers.xz" ||
+		{ echo "klpc symvers of klpc.ko.xz differs from that of klpc.ko"; return 1; }
 	dir=$ROOT/examples/loadavg-fix
 	make -C "$dir" KLPC_MK="$ROOT/cli/klpc-patch.mk" KDIR="$KDIR" \
 		KLPC_KO="$ROOT/klpc.ko" clean >/dev/null 2>&1 || true
@@ -215,7 +221,7 @@ do_patch_build() {
 	fi
 	"$ROOT/klp-convert/klpc-convert" --show "$dir/klpc-loadavg-fix.ko" | grep -q '^build-id vmlinux ' ||
 		{ echo "klpc-patch.mk did not convert the patch"; return 1; }
-	echo "klpc symvers matches Module.symvers ($(wc -l <"$LOGDIR/symvers.cli") symbols); examples/loadavg-fix builds with klpc-patch.mk"
+	echo "klpc symvers matches Module.symvers ($(wc -l <"$LOGDIR/symvers.cli") symbols, also from klpc.ko.xz); examples/loadavg-fix builds with klpc-patch.mk"
 }
 
 # README names only make targets and klpc commands that exist, and the

@@ -2,7 +2,9 @@
 # Print the kernel build directory of the target kernel (KLPC_TARGET, make
 # TARGET=; tools/targets.sh). As root, what is missing is fetched: the
 # installed metapackage's headers with apt-get install, a 'newest:' target's
-# headers with apt-get download into KLPC_CACHE/headers/<release>/.
+# headers with apt-get download into KLPC_CACHE/headers/<release>/; a
+# target with a build root (T_BUILDROOT) has its headers there, installed
+# by the root's apt when tools/buildroot.sh made it.
 # The headers' compiler must be the target's (CONFIG_CC_VERSION_TEXT).
 # --no-install: print nothing (exit 1) instead of fetching.
 set -eu
@@ -58,13 +60,42 @@ unpack_headers() {
 	rm -rf "$tmp"
 }
 
+# buildroot_kdir [--no-install]: the headers tree in the target's build
+# root (made first unless --no-install), by its host path, which is also
+# valid inside the root (tools/buildroot.sh).
+buildroot_kdir() {
+	if [ "${1:-}" = --no-install ]; then
+		root=$("$(dirname "$0")/buildroot.sh" path --no-make) || exit 1
+	else
+		root=$("$(dirname "$0")/buildroot.sh" path)
+	fi
+	kver=$(dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${Depends}' \
+		"${T_HEADERS#meta:}" 2>/dev/null | tr ',' '\n' |
+		sed -n 's/^ *linux-headers-\([0-9][^ ]*\).*/\1/p' | head -n 1)
+	[ -n "$kver" ] || die "${T_HEADERS#meta:} names no linux-headers-<version> in $root"
+	kdir=$root/usr/src/linux-headers-$kver
+	[ -f "$kdir/Makefile" ] || die "$kdir missing in the $T_BUILDROOT build root"
+	echo "$kdir"
+}
+
+# cc_version: the first line of T_CC --version, on the host (installed if
+# missing) or in the build root.
+cc_version() {
+	if [ -n "$T_BUILDROOT" ]; then
+		"$(dirname "$0")/buildroot.sh" run "$T_CC" --version | head -n 1
+		return
+	fi
+	command -v "$T_CC" >/dev/null || ensure_pkgs "$T_CC"
+	"$T_CC" --version | head -n 1
+}
+
 # check_cc KDIR: the kernel was built with the target's compiler, the
-# version the host has (modules built by another compiler may not load,
-# or break subtly: plugins, flags, structure layout with randstruct).
+# version the host (or the build root) has (modules built by another
+# compiler may not load, or break subtly: plugins, flags, structure layout
+# with randstruct).
 check_cc() {
 	built=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$1/.config")
-	command -v "$T_CC" >/dev/null || ensure_pkgs "$T_CC"
-	host=$("$T_CC" --version | head -n 1)
+	host=$(cc_version)
 	case $built in
 	*"$T_CC "*) ;;
 	*) die "$1 was built with '$built', not $T_CC: TARGET=$KLPC_TARGET cannot be built here" ;;
@@ -75,15 +106,18 @@ check_cc() {
 
 main() {
 	target_load
+	kdir=
 	case $T_HEADERS in
 	meta:*)
-		if [ "${1:-}" = --no-install ]; then
+		if [ -n "$T_BUILDROOT" ]; then
+			kdir=$(buildroot_kdir "${1:-}")
+		elif [ "${1:-}" = --no-install ]; then
 			kver=$(headers_kver)
 			[ -n "$kver" ] || exit 1
 		else
 			kver=$(ensure_headers)
 		fi
-		kdir=/usr/src/linux-headers-$kver
+		[ -n "$kdir" ] || kdir=/usr/src/linux-headers-$kver
 		[ -d "$kdir" ] || die "$kdir missing: apt-get install --reinstall ${T_HEADERS#meta:}"
 		;;
 	pkg:*)

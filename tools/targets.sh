@@ -13,6 +13,11 @@
 #                  knows, unpacked into KLPC_CACHE/headers (its Depends
 #                  would install a kernel image on the host, so it is never
 #                  installed); the guest boots the matching image.
+#   trixie         Debian 13's 6.12 (trixie's linux-headers-amd64, built
+#                  with gcc-14, which Debian 12 lacks): built in a trixie
+#                  build root (tools/buildroot.sh) where trixie's apt
+#                  installed the headers, the image and gcc-14; the guest
+#                  boots that image over a trixie root.
 #
 # target_load sets, for KLPC_TARGET (default bookworm):
 #   T_HEADERS  'meta:PKG' (the installed metapackage PKG names the release),
@@ -22,7 +27,12 @@
 #   T_CC       the compiler the kernel was built with; the headers'
 #              CONFIG_CC_VERSION_TEXT must name it, as the host has it
 #   T_PKGS     host packages the unpacked headers need (what their kbuild
-#              package depends on that a build host may lack)
+#              package depends on that a build host may lack); with
+#              T_BUILDROOT, packages of the build root
+#   T_BUILDROOT  empty: kbuild runs on the host; else the Debian suite of
+#              the build root it runs in (tools/buildroot.sh), which holds
+#              the headers ('meta:' names its installed metapackage) and
+#              T_CC
 #   T_DEBUG_SRC  the Debian source package the debug kernel (KERNEL=debug,
 #              vm/debug-kernel.sh) is built from, installed with apt-get
 #              (its tarball: /usr/src/T_DEBUG_SRC.tar.xz); empty: the
@@ -30,11 +40,12 @@
 #   T_DEBUG_FRAG fragments merged after vm/debug.config (file names in vm/):
 #              what that source names differently; empty: none
 
-KLPC_TARGETS='bookworm bookworm-6.12 bookworm-6.1.176'
+KLPC_TARGETS='bookworm bookworm-6.12 bookworm-6.1.176 trixie'
 
 # shellcheck disable=SC2034 # the T_* are read by the scripts that source this
 target_load() {
 	KLPC_TARGET=${KLPC_TARGET:-bookworm}
+	T_BUILDROOT=
 	case $KLPC_TARGET in
 	bookworm)
 		T_HEADERS=meta:linux-headers-amd64
@@ -61,6 +72,17 @@ target_load() {
 		T_PKGS="pahole zstd"
 		T_DEBUG_SRC=linux-source-6.12
 		T_DEBUG_FRAG=debug-6.12.config
+		;;
+	trixie)
+		T_HEADERS=meta:linux-headers-amd64
+		T_SUITE=trixie
+		T_CC=gcc-14
+		T_BUILDROOT=trixie
+		# kbuild's make; pahole for module BTF
+		T_PKGS="make pahole zstd"
+		# no debug kernel: bookworm-6.12's is the same 6.12 source
+		T_DEBUG_SRC=
+		T_DEBUG_FRAG=
 		;;
 	*)
 		die "TARGET=$KLPC_TARGET: use one of: $KLPC_TARGETS"

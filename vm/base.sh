@@ -1,17 +1,22 @@
 #!/bin/sh
-# Build (once) the guest's base root: a Debian bookworm minbase made by
-# debootstrap, packed as a gzip newc cpio, and print its path.
+# Build (once) the guest's base root: a Debian minbase of the target's suite
+# (T_SUITE, tools/targets.sh: bookworm, trixie) made by debootstrap, packed
+# as a gzip newc cpio in KLPC_CACHE/base/<suite>/, and print its path.
 # It is rebuilt only when missing or when vm/packages or this script change.
-# Env: KLPC_CACHE (default /var/cache/klpc), KLPC_MIRROR (Debian mirror).
+# Env: KLPC_CACHE (default /var/cache/klpc), KLPC_MIRROR (Debian mirror),
+# KLPC_TARGET.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/lib.sh
 . "$HERE/../tools/lib.sh"
+# shellcheck source=tools/targets.sh
+. "$HERE/../tools/targets.sh"
 
-SUITE=bookworm
+target_load
+SUITE=$T_SUITE
 MIRROR=${KLPC_MIRROR:-http://deb.debian.org/debian}
-BASE=$KLPC_CACHE/base/base.cpio.gz
-STAMP=$KLPC_CACHE/base/base.stamp
+BASE=$KLPC_CACHE/base/$SUITE/base.cpio.gz
+STAMP=$KLPC_CACHE/base/$SUITE/base.stamp
 
 package_list() {
 	sed -e 's/#.*//' -e 's/[[:space:]]//g' "$HERE/packages" | grep -v '^$' |
@@ -52,7 +57,7 @@ pack() {
 build() {
 	hash=$1
 	is_root || die "building the guest root needs root (debootstrap)"
-	root=$KLPC_CACHE/base/root
+	root=$KLPC_CACHE/base/$SUITE/root
 	rm -rf "$root"
 	mkdir -p "$root"
 	msg "debootstrap $SUITE minbase (+$(package_list)) into $root"
@@ -69,7 +74,7 @@ build() {
 main() {
 	hash=$(base_hash)
 	if ! is_current "$hash"; then
-		take_lock base
+		take_lock "base-$SUITE"
 		is_current "$hash" || build "$hash"
 	fi
 	printf '%s\n' "$BASE"

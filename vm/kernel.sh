@@ -1,13 +1,43 @@
 #!/bin/sh
 # Fetch Debian's kernel image for the guest (same release as the headers)
 # into the cache, without installing it, and print the path of the vmlinuz.
+# A target with a build root (T_BUILDROOT, tools/buildroot.sh) has the
+# image installed there by the root's apt with its headers: it is copied
+# from there.
 # With --modules NAME...: fetch those modules of the image and print their
 # paths instead.
 # Env: KLPC_CACHE (default /var/cache/klpc), KLPC_KDIR (build tree whose
-# release to use), KLPC_KERNEL (use this bzImage instead; nothing fetched).
+# release to use), KLPC_KERNEL (use this bzImage instead; nothing fetched),
+# KLPC_TARGET.
 set -eu
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../tools/lib.sh"
+# shellcheck source=tools/targets.sh
+. "$(dirname "$0")/../tools/targets.sh"
+
+# image_root KVER: the target's build root if KVER's image is installed
+# in it, else nothing (the image is then downloaded).
+image_root() {
+	[ -n "$T_BUILDROOT" ] || return 0
+	_r=$("$(dirname "$0")/../tools/buildroot.sh" path)
+	[ -s "$_r/boot/vmlinuz-$1" ] || die "no /boot/vmlinuz-$1 in the $T_BUILDROOT build root $_r"
+	echo "$_r"
+}
+
+# unpack_image KVER DIR: KVER's image package unpacked into DIR/x (its
+# boot/ and lib/modules/), from the build root or downloaded.
+unpack_image() {
+	_r=$(image_root "$1")
+	if [ -n "$_r" ]; then
+		mkdir -p "$2/x/boot" "$2/x/lib/modules"
+		cp "$_r/boot/vmlinuz-$1" "$_r/boot/config-$1" "$2/x/boot/"
+		ln -s "$_r/lib/modules/$1" "$2/x/lib/modules/$1"
+		return 0
+	fi
+	download_image "$1" "$2"
+	msg "unpacking $(basename "$2"/*.deb)"
+	dpkg -x "$2"/*.deb "$2/x"
+}
 
 # image_version KVER: the Debian version to fetch, the headers' one if known
 # (installed, or unpacked into the cache by tools/kdir.sh).
@@ -36,12 +66,10 @@ fetch_kernel() {
 	[ -s "$dir/vmlinuz" ] && return 0
 	take_lock kernel
 	[ -s "$dir/vmlinuz" ] && return 0
-	msg "downloading Debian kernel image linux-image-$kver"
+	msg "fetching Debian kernel image linux-image-$kver"
 	mkdir -p "$KLPC_CACHE/kernel"
 	tmp=$(mktemp -d "$KLPC_CACHE/kernel/.fetch.XXXXXX")
-	download_image "$kver" "$tmp"
-	msg "unpacking $(basename "$tmp"/*.deb)"
-	dpkg -x "$tmp"/*.deb "$tmp/x"
+	unpack_image "$kver" "$tmp"
 	[ -s "$tmp/x/boot/vmlinuz-$kver" ] || die "no boot/vmlinuz-$kver in the package"
 	mkdir -p "$dir"
 	cp "$tmp/x/boot/config-$kver" "$dir/config" 2>/dev/null || true
@@ -65,12 +93,18 @@ fetch_modules() {
 	take_lock kernel
 	mkdir -p "$KLPC_CACHE/kernel" "$dir"
 	tmp=$(mktemp -d "$KLPC_CACHE/kernel/.fetch.XXXXXX")
-	download_image "$kver" "$tmp"
+	src=$(image_root "$kver")
+	[ -n "$src" ] || download_image "$kver" "$tmp"
 	for m in $missing; do
-		dpkg-deb --fsys-tarfile "$tmp"/*.deb |
-			tar -x -C "$tmp" --wildcards "*/$m.ko*" 2>/dev/null ||
-			die "no module $m in linux-image-$kver"
-		f=$(find "$tmp" -name "$m.ko*" -type f | head -n 1)
+		if [ -n "$src" ]; then
+			f=$(find "$src/lib/modules/$kver" -name "$m.ko*" -type f | head -n 1)
+			[ -n "$f" ] || die "no module $m in linux-image-$kver"
+		else
+			dpkg-deb --fsys-tarfile "$tmp"/*.deb |
+				tar -x -C "$tmp" --wildcards "*/$m.ko*" 2>/dev/null ||
+				die "no module $m in linux-image-$kver"
+			f=$(find "$tmp" -name "$m.ko*" -type f | head -n 1)
+		fi
 		case $f in
 		*.xz) xz -dc "$f" >"$dir/$m.ko.tmp" ;;
 		*.zst) zstd -qdc "$f" >"$dir/$m.ko.tmp" ;;
@@ -82,6 +116,7 @@ fetch_modules() {
 }
 
 main() {
+	target_load
 	if [ "${1:-}" = --modules ]; then
 		shift
 		kver=$(klpc_kver)

@@ -1,19 +1,24 @@
 #!/bin/sh
 # Build (once) the packaging guest's disk image and print its directory:
-# a Debian bookworm root with systemd as PID 1, the guest kernel installed
+# a Debian root of the target's suite (T_SUITE: bookworm, trixie) with
+# systemd as PID 1, the guest kernel installed
 # (its modules, its initramfs), its headers, gcc, make and dkms, as the
 # ext4 file system root.img (made with mkfs.ext4 -d: no loop device), plus
 # the vmlinuz and initrd.img QEMU boots it with. vm/pkg-test.sh boots it
 # through a qcow2 overlay, so the cached image never changes.
 # It is rebuilt only when missing or when vm/pkg-packages, this script or
 # the kernel release change.
-# Env: KLPC_CACHE (default /var/cache/klpc), KLPC_MIRROR, KLPC_KDIR.
+# Env: KLPC_CACHE (default /var/cache/klpc), KLPC_MIRROR, KLPC_KDIR,
+# KLPC_TARGET.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/lib.sh
 . "$HERE/../tools/lib.sh"
+# shellcheck source=tools/targets.sh
+. "$HERE/../tools/targets.sh"
 
-SUITE=bookworm
+target_load
+SUITE=$T_SUITE
 MIRROR=${KLPC_MIRROR:-http://deb.debian.org/debian}
 SIZE=6G
 
@@ -23,8 +28,8 @@ package_list() {
 		"$HERE/pkg-packages" | grep -v '^$' | paste -sd, -
 }
 
-# The kernel's own packages may be in bookworm-security only (the release
-# the host's headers have): debootstrap installs the others from bookworm,
+# The kernel's own packages may be in <suite>-security only (the release
+# the headers have): debootstrap installs the others from the suite,
 # apt-get in the root installs these, from all three suites.
 base_list() {
 	package_list "$1" | tr , '\n' | grep -v -F "$1" | paste -sd, -

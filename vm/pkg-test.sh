@@ -9,8 +9,8 @@
 #   disabled  klpc.enable=0: nothing loaded
 #   enforce   module.sig_enforce=1: refused and explained
 #   partial   a patch that fails does not stop the others
-# The stage disk (/dev/vdb, label KLPCSTAGE) carries guest.sh, the .debs and
-# the sample modules built by make. Console logs: build/vm-pkg/<phase>.log
+# The stage disk (/dev/vdb, label KLPCSTAGE) carries guest.sh, the .debs,
+# the sample modules built by make and examples/loadavg-fix's sources. Console logs: build/vm-pkg/<phase>.log
 # (<phase>.log.raw while it runs).
 # The last line printed is "N passed, N failed".
 # Env: KLPC_CACHE, KLPC_KDIR, KLPC_ACCEL (kvm|tcg|auto), KLPC_MEM,
@@ -57,6 +57,9 @@ make_stage() {
 		cp "$(module "$m")" "$s/"
 	done
 	cp "$ROOT/tests/pkg/guest.sh" "$s/"
+	# the example patch's sources, built in the guest with klpc-patch.mk
+	mkdir "$s/loadavg-fix"
+	cp "$ROOT/examples/loadavg-fix/Makefile" "$ROOT"/examples/loadavg-fix/*.c "$s/loadavg-fix/"
 	rm -f "$DIR/stage.img"
 	mkfs.ext4 -q -F -L KLPCSTAGE -d "$s" "$DIR/stage.img" 64M
 }

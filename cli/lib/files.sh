@@ -302,6 +302,20 @@ cmd_symvers() {
 		die "klpc.ko is missing: give its path (klpc symvers /path/to/klpc.ko)"
 	ko_check "$_ko"
 	command -v objdump >/dev/null || die "objdump is missing: apt install binutils"
+	# DKMS compresses klpc.ko as the kernel's own modules are (Debian 13:
+	# klpc.ko.xz): read the module itself
+	case $_ko in
+	*.xz | *.zst)
+		_raw=$(mktemp)
+		# shellcheck disable=SC2064 # the name is fixed now
+		trap "rm -f '$_raw'" EXIT
+		case $_ko in
+		*.xz) xz -dc "$_ko" >"$_raw" || die "cannot decompress $_ko (xz-utils)" ;;
+		*) zstd -qdc "$_ko" >"$_raw" || die "cannot decompress $_ko (zstd)" ;;
+		esac
+		_ko=$_raw
+		;;
+	esac
 	_secs=$(objdump -h "$_ko" | awk '$2 ~ /^__kcrctab/ { print $2, $6 }')
 	[ -n "$_secs" ] || die "$_ko exports no versioned symbol (no __kcrctab section)"
 	objdump -t "$_ko" | awk '$NF ~ /^__crc_/ { print $1, $(NF - 2), substr($NF, 7) }' |

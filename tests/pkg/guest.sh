@@ -3,7 +3,7 @@
 # boot of the packaging guest by klpc-pkgtest.service (vm/pkg-image.sh)
 # from the stage disk, for the phase klpc_pkgtest.phase= names:
 #   install   dpkg -i both packages (DKMS builds klpc.ko), klpc install
-#             the sample patch
+#             the sample patch, build a patch with klpc-patch.mk
 #   boot      klpc.service loaded it at boot, before network-pre.target;
 #             stopping the unit unloads nothing; then, with signatures
 #             enforced at run time, an unsigned and a MOK-signed patch
@@ -124,6 +124,27 @@ refused() {
 	fi
 }
 
+# kernel_cc: the compiler that built the kernel, as its headers say
+# (CONFIG_CC_VERSION_TEXT without the program name): "(Debian 14.2.0-19)
+# 14.2.0"
+kernel_cc() {
+	sed -n 's/^CONFIG_CC_VERSION_TEXT="[^(]*\(.*\)"$/\1/p' \
+		"/lib/modules/$KVER/build/.config"
+}
+
+# ko_cc KO: the compiler of KO (.ko or .ko.xz), from its .comment section
+# ("GCC: (Debian 14.2.0-19) 14.2.0"), as kernel_cc prints it.
+ko_cc() {
+	[ -f "$1" ] || return 0
+	case $1 in
+	*.xz) xz -dc "$1" >/tmp/klpc-cc.ko ;;
+	*) cp "$1" /tmp/klpc-cc.ko ;;
+	esac
+	readelf -p .comment /tmp/klpc-cc.ko | sed -n 's/^ *\[ *[0-9a-f]*\] *GCC: //p' |
+		sort -u | head -n 1
+	rm -f /tmp/klpc-cc.ko
+}
+
 phase_install() {
 	t0=$(date +%s)
 	check dpkg-install run env DEBIAN_FRONTEND=noninteractive \
@@ -132,9 +153,13 @@ phase_install() {
 	run dkms status
 	check dkms-installed sh -c "dkms status klpc | grep -q ': installed'"
 	ko=$(modinfo -n klpc 2>/dev/null || true)
-	check_eq dkms-module "/lib/modules/$KVER/updates/dkms/klpc.ko" "$ko"
+	# compressed as the kernel's own modules are (Debian 13's: .ko.xz)
+	sfx=$(find "/lib/modules/$KVER/kernel" -name '*.ko*' -type f | head -n 1 |
+		sed 's/.*\.ko//')
+	check_eq dkms-module "/lib/modules/$KVER/updates/dkms/klpc.ko$sfx" "$ko"
 	magic=$(modinfo -F vermagic klpc 2>/dev/null || true)
 	check_eq dkms-vermagic "$KVER" "${magic%% *}"
+	check_eq dkms-compiler "$(kernel_cc)" "$(ko_cc "$ko")"
 	check dkms-signed test -n "$(modinfo -F signer klpc 2>/dev/null)"
 	check dkms-mok test -s /var/lib/dkms/mok.key -a -s /var/lib/dkms/mok.pub
 	check dkms-symvers grep -q klpc_enable_patch \
@@ -144,6 +169,14 @@ phase_install() {
 	check not-started not_loaded klpc
 	check klpc-install run klpc install "$STAGE/klpc-sample.ko"
 	check installed sh -c "ls /var/lib/klpc/$KVER | grep -q '^klpc[-_]sample\.ko\$'"
+	# a patch built on this machine as a user builds one: the example's
+	# two-line Makefile, klpc-patch.mk, the kernel's headers, DKMS's
+	# klpc.ko for the symbol versions, /boot/vmlinuz for the build ID
+	rm -rf /tmp/klpc-fix
+	cp -r "$STAGE/loadavg-fix" /tmp/klpc-fix
+	check patch-build run make -C /tmp/klpc-fix
+	magic=$(modinfo -F vermagic /tmp/klpc-fix/klpc-loadavg-fix.ko 2>/dev/null || true)
+	check_eq patch-vermagic "$KVER" "${magic%% *}"
 }
 
 phase_boot() {
