@@ -220,13 +220,20 @@ predict_force() {
 	if [ "$M_TRANS" = "$1" ]; then echo ok; else echo EINVAL; fi
 }
 
+# words_without WORDS KEY: _W = WORDS less those that are KEY or start
+# with "KEY:" (the slots of M_LIST, the id:pokes of M_SHADOW_OBJS).
+words_without() {
+	_W=
+	for _w in $1; do
+		[ "${_w%%:*}" = "$2" ] || _W="$_W $_w"
+	done
+	_W=${_W# }
+}
+
 # m_list_remove SLOT
 m_list_remove() {
-	_l=
-	for _s in $M_LIST; do
-		[ "$_s" = "$1" ] || _l="$_l $_s"
-	done
-	M_LIST=${_l# }
+	words_without "$M_LIST" "$1"
+	M_LIST=$_W
 }
 
 # m_loaded SLOT: the patch module loaded: its transition to patched runs.
@@ -322,11 +329,8 @@ m_shadow_add() {
 }
 
 m_shadow_del() {
-	_l=
-	for _o in $M_SHADOW_OBJS; do
-		[ "${_o%%:*}" = "$1" ] || _l="$_l $_o"
-	done
-	M_SHADOW_OBJS=${_l# }
+	words_without "$M_SHADOW_OBJS" "$1"
+	M_SHADOW_OBJS=$_W
 }
 
 m_shadow_poke() {

@@ -129,6 +129,14 @@ loaded_slots() {
 	for _s in $PATCH_SLOTS; do ! m_is "$_s" loaded || printf '%s ' "$_s"; done
 }
 
+# pick_loaded: R = a patch slot whose module is loaded; false if none.
+pick_loaded() {
+	_used=$(loaded_slots)
+	[ -n "$_used" ] || return 1
+	# shellcheck disable=SC2086 # a list of slots
+	rand_pick $_used
+}
+
 # op_load: load a patch module not loaded, with random parameters.
 op_load() {
 	_free=$(unloaded_slots)
@@ -169,10 +177,7 @@ load_slot() {
 
 # op_unload: remove a patch module (allowed or not).
 op_unload() {
-	_used=$(loaded_slots)
-	[ -n "$_used" ] || return 0
-	# shellcheck disable=SC2086 # a list of slots
-	rand_pick $_used
+	pick_loaded || return 0
 	unload_slot "$R"
 }
 
@@ -203,10 +208,7 @@ write_enabled() {
 # (replaced patches too, which must refuse); a proc patch's
 # pre_patch_ret may change first (it is writable at run time).
 op_enable() {
-	_used=$(loaded_slots)
-	[ -n "$_used" ] || return 0
-	# shellcheck disable=SC2086 # a list of slots
-	rand_pick $_used
+	pick_loaded || return 0
 	_s=$R
 	case $_s in a | b | c)
 		rand 100
@@ -229,10 +231,7 @@ op_reverse() {
 		if m_is "$_s" enabled; then write_enabled "$_s" 0; else write_enabled "$_s" 1; fi
 		return 0
 	fi
-	_used=$(loaded_slots)
-	[ -n "$_used" ] || return 0
-	# shellcheck disable=SC2086 # a list of slots
-	rand_pick $_used
+	pick_loaded || return 0
 	_s=$R
 	if m_is "$_s" enabled; then _v=0; else _v=1; fi
 	# both writes must be allowed, whichever way the first one ends: a
@@ -275,10 +274,7 @@ op_force() {
 	if [ -n "$M_TRANS" ] && [ "$NOFORCE" = 0 ]; then
 		_s=$M_TRANS
 	else
-		_used=$(loaded_slots)
-		[ -n "$_used" ] || return 0
-		# shellcheck disable=SC2086 # a list of slots
-		rand_pick $_used
+		pick_loaded || return 0
 		_s=$R
 		[ "$_s" != "$M_TRANS" ] || return 0
 	fi
