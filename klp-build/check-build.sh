@@ -53,6 +53,12 @@ main() {
 	refused no-headers 1 'no headers for 0.0.0-none' -k 0.0.0-none \
 		"$ROOT/tests/fixes/cmdline.patch"
 	refused no-diff 1 'no such file' -k "$1" "$TMP/none.patch"
+	# another pahole than the one that built the target's module BTF
+	mkdir "$TMP/bin"
+	printf '#!/bin/sh\necho v1.99\n' >"$TMP/bin/pahole"
+	chmod +x "$TMP/bin/pahole"
+	PATH="$TMP/bin:$PATH" refused other-pahole 1 "but pahole is 'v1.99'" \
+		-k "$1" "$ROOT/tests/fixes/cmdline.patch"
 	# a symbol list of another build of the kernel: the replaced function
 	# takes far more room there than it compiles to here
 	printf '%s\n' 'ffffffff81000000 T _stext' \

@@ -31,6 +31,20 @@ target_facts() {
 	TGT_CC=${TGT_CC_TEXT%% *}
 }
 
+# check_pahole: the pahole version that built the target's module BTF.
+# Kconfig records it (CONFIG_PAHOLE_VERSION); another version, or none,
+# changes the configuration, and the patch module would not match.
+check_pahole() {
+	_want=$(sed -n 's/^CONFIG_PAHOLE_VERSION=\([0-9]*\)$/\1/p' "$TGT_KDIR/.config")
+	[ -n "$_want" ] && [ "$_want" != 0 ] || return 0
+	_text="pahole v$((_want / 100)).$((_want % 100))"
+	command -v pahole >/dev/null 2>&1 ||
+		fail "$TGT_KVER was built with $_text (module BTF): install it (apt-get install dwarves; on Debian 13: pahole)"
+	_have=$(pahole --version 2>/dev/null)
+	[ "$_have" = "v$((_want / 100)).$((_want % 100))" ] ||
+		fail "$TGT_KVER was built with $_text, but pahole is '$_have': install that version"
+}
+
 # check_compiler: the compiler that built the target, and no other.
 check_compiler() {
 	command -v "$TGT_CC" >/dev/null 2>&1 ||
