@@ -214,7 +214,9 @@ endif
 # klpc build's test patches (t-87): for Debian's kernel only
 ifneq ($(KERNEL),debug)
 	@$(if $(filter test,$*),KLPC_KDIR='$(KDIR)' KLPC_FILTER='$(FILTER)' tools/build-patches.sh)
+	@$(if $(filter test,$*),KLPC_KDIR='$(KDIR)' KLPC_FILTER='$(FILTER)' \
+		KBUILD_RUN='$(KBUILD_RUN)' MAKE='$(MAKE)' tools/upstream-selftests.sh)
 else
-	@rm -rf tests/fixes/out
+	@rm -rf tests/fixes/out build/upstream
 endif
 	@KLPC_KDIR='$(KDIR)' KLPC_FILTER='$(FILTER)' KLPC_SHARDS='$(SHARDS)' $(VM_ENV) vm/run.sh $*

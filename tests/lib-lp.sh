@@ -66,7 +66,8 @@ lp_set_ftrace() {
 }
 
 # lp_kernel_log: since the mark, without timestamps, the logged commands
-# and the lines of klpc and of the klpc_test_lp_* modules.  Progress
+# and the lines of klpc, of the klpc_test_lp_* modules and of
+# klpc_test_cb_demo (t-4d stacks it, as upstream stacks its demo).  Progress
 # reports of slow transitions ("tasks still blocking") are left out: how
 # many there are depends on the machine's speed; so are the once-a-boot
 # taint notices, which go to whichever module loads first, and the line
@@ -77,7 +78,8 @@ lp_kernel_log() {
 		-e '/tasks still blocking/d' -e '/taints kernel/d' \
 		-e '/was not checked against the running kernel/d' \
 		-e '/tainting kernel/d' -e 's/^klpc-lp: //p' \
-		-e '/^klpc: /p' -e '/^klpc_test_lp_[a-z_]*: /p'
+		-e '/^klpc: /p' -e '/^klpc_test_lp_[a-z_]*: /p' \
+		-e '/^klpc_test_cb_demo: /p'
 }
 
 # assert_kernel_log EXPECTED: lp_kernel_log is exactly EXPECTED (lines).

@@ -176,6 +176,9 @@ build_overlay() {
 	add_signed "$stage"
 	[ "${3:-}" != try ] || add_try "$stage" "$2"
 	[ ! -d "$ROOT/bench" ] || copy_tree "$ROOT/bench" "$stage/klpc/bench"
+	# upstream's selftests and their modules (t-4e), if built for this run
+	[ ! -d "$ROOT/build/upstream/selftests" ] ||
+		cp -a "$ROOT/build/upstream/selftests" "$stage/klpc/upstream"
 	echo "$2" >"$stage/klpc/kver"
 	[ -z "$SHARD_FILTER" ] || echo "$SHARD_FILTER" >"$stage/klpc/filter"
 	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
