@@ -77,7 +77,7 @@ all: modules
 # The objects sit next to the sources whatever KDIR is, so build/kbuild-kdir
 # records the tree they were built against; against another tree (KERNEL=
 # stock, then debug, or a KDIR= override), they are cleaned first.
-modules: tests/bin/klpc-hammer tests/bin/klpc-tasks bench/bin/klpc-bench-tool bench/bin/klpc-lat \
+modules: tests/bin/klpc-hammer tests/bin/klpc-tasks tests/bin/klpc-bpf bench/bin/klpc-bench-tool bench/bin/klpc-lat \
 		klp-convert/klpc-convert klp-build/compare/klpc-compare klp-build/emit/klpc-emit
 	@kdir='$(KDIR)'; [ -n "$$kdir" ] || { echo "TARGET=$(TARGET): no kernel build tree" >&2; exit 1; }; \
 	[ -f "$$kdir/Makefile" ] || { echo "KDIR=$$kdir: not a kernel build tree" >&2; exit 1; }; \
@@ -122,6 +122,12 @@ tests/bin/klpc-hammer: tests/tools/klpc-hammer.c
 tests/bin/klpc-tasks: tests/tools/klpc-tasks.c
 	@mkdir -p tests/bin
 	$(CC) -O2 -Wall -Wextra -static -pthread -o $@ $<
+
+# a BPF fentry/fexit program counting a function's calls (t-4f), with no
+# libbpf: raw bpf() calls
+tests/bin/klpc-bpf: tests/tools/klpc-bpf.c
+	@mkdir -p tests/bin
+	$(CC) -O2 -Wall -Wextra -static -o $@ $<
 
 # the timing and sleeper helper of the guest benchmarks
 bench/bin/klpc-bench-tool: bench/tools/klpc-bench-tool.c
