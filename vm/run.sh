@@ -18,7 +18,7 @@
 #                   side by side (default 1; vm/shard.sh says how)
 #      KLPC_ACCEL   kvm|tcg|auto (default auto: KVM only if a probe boots)
 #      KLPC_MEM / KLPC_SMP  guest memory (2048) and QEMU's -smp (2; test
-#                   mode 2,maxcpus=3: a possible CPU that is not online)
+#                   mode 3 with maxcpus=2: a possible CPU that is not online)
 #      KLPC_DEBUG   1: KLPC_KERNEL is the debug kernel (make ... KERNEL=debug,
 #                   vm/debug-kernel.sh): vm/debug.cmdline is added to the
 #                   kernel's arguments, the timeouts scale, and a test run
@@ -59,12 +59,22 @@ default_timeout() {
 }
 
 # default_smp MODE: QEMU's -smp.  The test guests get one more possible
-# CPU than they boot with, as machines with hot-plug slots or maxcpus= do.
+# CPU than they boot with, as machines booted with maxcpus= do: three CPUs,
+# the kernel told to bring up two (smp_args).  Not QEMU's hot-plug slots
+# (-smp 2,maxcpus=3): 6.12 counts as possible only the CPUs the firmware
+# marks enabled or online-capable, which those are not.
 default_smp() {
 	case $1 in
-	test) echo 2,maxcpus=3 ;;
+	test) echo 3 ;;
 	*) echo 2 ;;
 	esac
+}
+
+# smp_args MODE: the kernel's share of default_smp (none if KLPC_SMP is
+# set: the caller chose the topology)
+smp_args() {
+	[ "$1" = test ] && [ -z "${KLPC_SMP:-}" ] || return 0
+	echo " maxcpus=2"
 }
 
 # kvm_works KERNEL: boot KERNEL under KVM to its no-root panic; a sane KVM
@@ -201,6 +211,7 @@ cmdline() {
 	# implementation allocates more, not on what users see.
 	local s="console=ttyS0 loglevel=5 panic=-1 klpc.mode=$1"
 	[ "$1" = bench ] || s="$s slub_debug=FZPU"
+	s="$s$(smp_args "$1")"
 	[ -z "${KLPC_FILTER:-}" ] || s="$s klpc.filter=$KLPC_FILTER"
 	if [ "$1" = torture ]; then
 		[ -z "${KLPC_TORTURE_SEED:-}" ] || s="$s klpc.seed=$KLPC_TORTURE_SEED"
