@@ -19,6 +19,9 @@ set -eu
 . "${0%/*}/lib.sh"
 
 BPF=$KLPC_DIR/tests/bin/klpc-bpf
+# Debian's kernels have it; the debug kernel (tinyconfig, no BPF) does not
+[ -r /sys/kernel/btf/vmlinux ] ||
+	skip "kernel $(uname -r) has no BTF (CONFIG_DEBUG_INFO_BTF): no BPF trampoline to attach"
 f=cmdline_proc_show
 p=klpc_sample
 d=$(patch_dir $p)
