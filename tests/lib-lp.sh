@@ -65,6 +65,21 @@ lp_set_ftrace() {
 	assert_file_eq "$LP_FTRACE_ENABLED" "$1"
 }
 
+# assert_live CMDLINE_TEXT MEMINFO_PATCH: what /proc/cmdline reads, and
+# which patch replaces /proc/meminfo ("" for none: the original shows).
+assert_live() {
+	assert_eq "$1" "$(cat /proc/cmdline)" "/proc/cmdline"
+	_mi=$(cat /proc/meminfo)
+	if [ -n "$2" ]; then
+		assert_eq "$(lp_text "$2")" "$_mi" "/proc/meminfo"
+	else
+		case $_mi in
+		MemTotal:*) ;;
+		*) die "/proc/meminfo is not the original: $(echo "$_mi" | head -n 1)" ;;
+		esac
+	fi
+}
+
 # lp_kernel_log: since the mark, without timestamps, the logged commands
 # and the lines of klpc, of the klpc_test_lp_* modules and of
 # klpc_test_cb_demo (t-4d stacks it, as upstream stacks its demo).  Progress

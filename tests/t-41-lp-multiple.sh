@@ -15,21 +15,6 @@ a=klpc_test_lp_livepatch
 b=klpc_test_lp_stack
 orig=$(cat /proc/cmdline)
 
-# assert_live CMDLINE_TEXT MEMINFO_PATCH: what the two files show;
-# MEMINFO_PATCH is the patch replacing /proc/meminfo, or "" for none.
-assert_live() {
-	assert_eq "$1" "$(cat /proc/cmdline)" "/proc/cmdline"
-	_mi=$(cat /proc/meminfo)
-	if [ -n "$2" ]; then
-		assert_eq "$(lp_text "$2")" "$_mi" "/proc/meminfo"
-	else
-		case $_mi in
-		MemTotal:*) ;;
-		*) die "/proc/meminfo is not the original: $(echo "$_mi" | head -n 1)" ;;
-		esac
-	fi
-}
-
 klpc_core_load
 dmesg_mark
 lp_load klpc-test-lp-livepatch

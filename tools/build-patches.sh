@@ -15,19 +15,6 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tools/lib.sh"
 OUT=$ROOT/tests/fixes/out
 
-# wanted: the run's filter lets a t-87 test run
-wanted() {
-	[ -z "${KLPC_FILTER:-}" ] && return 0
-	for t in "$ROOT"/tests/t-87-*.sh; do
-		t=$(basename "$t" .sh)
-		for glob in $(echo "$KLPC_FILTER" | tr ',' ' '); do
-			# shellcheck disable=SC2254 # the glob is the filter's
-			case $t in $glob) return 0 ;; esac
-		done
-	done
-	return 1
-}
-
 # target_kver: the release of KLPC_KDIR's headers package, if it is one
 target_kver() {
 	kver=${KLPC_KDIR##*/linux-headers-}
@@ -89,7 +76,7 @@ target_modules() {
 
 main() {
 	: "${KLPC_KDIR:?KLPC_KDIR not set}"
-	wanted || return 0
+	filter_wants "$ROOT/tests" "t-87-*" || return 0
 	rm -rf "$OUT"
 	if ! kver=$(target_kver); then
 		msg "klpc build: $KLPC_KDIR is not an installed Debian headers package: t-87 tests will skip"

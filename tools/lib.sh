@@ -83,6 +83,22 @@ klpc_kver() {
 	fi
 }
 
+# filter_wants DIR GLOB: a test DIR/GLOB.sh exists that the run's filter
+# (KLPC_FILTER: comma-separated globs; empty: every test) lets run, as the
+# guest's runner matches it.
+filter_wants() {
+	for _t in "$1"/$2.sh; do
+		[ -f "$_t" ] || continue
+		[ -z "${KLPC_FILTER:-}" ] && return 0
+		_t=$(basename "$_t" .sh)
+		for _glob in $(echo "$KLPC_FILTER" | tr ',' ' '); do
+			# shellcheck disable=SC2254 # the glob is the filter's
+			case $_t in $_glob) return 0 ;; esac
+		done
+	done
+	return 1
+}
+
 # take_lock NAME: hold an exclusive lock in the cache (fd 9) until exit,
 # so two runs never build the same cached file at once.
 take_lock() {

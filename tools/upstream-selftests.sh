@@ -21,16 +21,6 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/build/upstream
 KLPC_CACHE=${KLPC_CACHE:-/var/cache/klpc}
 
-# wanted: the run's filter lets t-4e run
-wanted() {
-	[ -z "${KLPC_FILTER:-}" ] && return 0
-	for glob in $(echo "$KLPC_FILTER" | tr ',' ' '); do
-		# shellcheck disable=SC2254,SC2194 # the glob is the filter's
-		case t-4e-upstream-selftests in $glob) return 0 ;; esac
-	done
-	return 1
-}
-
 # series KDIR: "6.1", "6.12" (the tree's kernel.release, whose first two
 # numbers Debian keeps)
 series() {
@@ -100,7 +90,7 @@ build() {
 
 main() {
 	rm -rf "$OUT"
-	wanted || return 0
+	filter_wants "$ROOT/tests" "t-4e-*" || return 0
 	s=$(series "$KLPC_KDIR")
 	[ -n "$s" ] || die "cannot read the kernel series of $KLPC_KDIR"
 	src=$(unpack "$s")
