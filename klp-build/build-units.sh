@@ -138,6 +138,14 @@ unlink_outputs() {
 	rm -f "$WORK/tree/$1" "$_d/.$_b.cmd" "$_d/.$_b.d"
 }
 
+# cache_put FILE DEST: FILE into the unit cache as DEST, renamed into place:
+# builds side by side (klpc build runs one per core in make vm-test) read
+# a unit whole or not at all; the object goes in after its command, so an
+# object there always has its command.
+cache_put() {
+	cp "$1" "$2.$$" && mv -f "$2.$$" "$2"
+}
+
 # kbuild_units OUTDIR UNIT...: compile UNITS with Kbuild in the scratch
 # tree (make -k: one that is not configured stops nothing), keep each
 # object and its command in OUTDIR and in the cache (UNIT_CACHE), and mark
@@ -159,7 +167,8 @@ kbuild_units() {
 		mkdir -p "$_out/$(dirname "$_u")"
 		mv "$WORK/tree/$_u" "$_out/$_u"
 		cp "$WORK/tree/$(dirname "$_u")/.$(basename "$_u").cmd" "$_out/$_u.cmd"
-		cp "$_out/$_u" "$_out/$_u.cmd" "$UNIT_CACHE/$(dirname "$_u")/"
+		cache_put "$_out/$_u.cmd" "$UNIT_CACHE/$_u.cmd"
+		cache_put "$_out/$_u" "$UNIT_CACHE/$_u"
 		echo "$_u"
 	done
 }

@@ -10,17 +10,15 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/klp-build/klpc-build
-PASSED=0
-FAILED=0
 
+# result ok|fail NAME [WHY]: a case's line, also kept in TMP/results (the
+# cases of the lanes below run in subshells)
 result() {
 	if [ "$1" = ok ]; then
-		PASSED=$((PASSED + 1))
 		echo "ok: $2"
 	else
-		FAILED=$((FAILED + 1))
 		echo "FAIL: $2: $3"
-	fi
+	fi | tee -a "$TMP/results"
 }
 
 # refused NAME STATUS PATTERN ARGS...: klpc build ARGS exits STATUS,
@@ -42,6 +40,29 @@ refused() {
 	fi
 }
 
+# prepared KVER: --prepare makes KVER's source ready and says where, with
+# no diff and no module.
+prepared() {
+	_st=0
+	_msg=$("$BUILD" --prepare -k "$1" 2>&1) || _st=$?
+	if [ "$_st" != 0 ]; then
+		result fail prepare "exit $_st: $(echo "$_msg" | tail -n 2)"
+	elif ! echo "$_msg" | grep -q "source for $1 ready: "; then
+		result fail prepare "'$(echo "$_msg" | tail -n 1)' does not say the source is ready"
+	else
+		result ok prepare
+	fi
+}
+
+# refuse_lane KVER: the refuse-*.patch files named on stdin, each refused
+# with the message its X-Klpc-Expect: line names
+refuse_lane() {
+	while read -r fix; do
+		refused "$(basename "$fix" .patch)" 1 \
+			"$(sed -n 's/^X-Klpc-Expect: //p' "$fix")" -k "$1" "$fix"
+	done
+}
+
 main() {
 	[ $# -eq 1 ] || { echo "usage: $0 KVER" >&2; exit 2; }
 	TMP=$(mktemp -d)
@@ -53,6 +74,11 @@ main() {
 	refused no-headers 1 'no headers for 0.0.0-none' -k 0.0.0-none \
 		"$ROOT/tests/fixes/cmdline.patch"
 	refused no-diff 1 'no such file' -k "$1" "$TMP/none.patch"
+	refused prepare-and-fix 2 'usage\|klpc-build' --prepare -k "$1" \
+		"$ROOT/tests/fixes/cmdline.patch"
+	refused prepare-no-headers 1 'no headers for 0.0.0-none' --prepare \
+		-k 0.0.0-none
+	prepared "$1"
 	# another pahole than the one that built the target's module BTF
 	mkdir "$TMP/bin"
 	printf '#!/bin/sh\necho v1.99\n' >"$TMP/bin/pahole"
@@ -67,12 +93,20 @@ main() {
 	export KLPC_KALLSYMS="$TMP/kallsyms"
 	refused other-build 1 'does not match' -k "$1" "$ROOT/tests/fixes/cmdline.patch"
 	unset KLPC_KALLSYMS
-	for fix in "$ROOT"/tests/fixes/refuse-*.patch; do
-		refused "$(basename "$fix" .patch)" 1 \
-			"$(sed -n 's/^X-Klpc-Expect: //p' "$fix")" -k "$1" "$fix"
+	# one lane per core: each case is a build, much of it one process
+	lanes=$(nproc)
+	lane=0
+	while [ "$lane" -lt "$lanes" ]; do
+		printf '%s\n' "$ROOT"/tests/fixes/refuse-*.patch |
+			awk -v n="$lanes" -v i="$lane" 'NR % n == i' |
+			refuse_lane "$1" &
+		lane=$((lane + 1))
 	done
-	echo "build: $PASSED passed, $FAILED failed"
-	[ "$FAILED" -eq 0 ]
+	wait
+	passed=$(grep -c '^ok: ' "$TMP/results") || true
+	failed=$(grep -c '^FAIL: ' "$TMP/results") || true
+	echo "build: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
 }
 
 main "$@"
