@@ -1,6 +1,6 @@
 #!/bin/sh
-# make check: checkpatch (--strict) on our C sources, a W=1 build and a
-# sparse build without warnings, shellcheck on our shell scripts.
+# make check: checkpatch (--strict) on our C sources, a W=1 sparse build
+# without warnings, shellcheck on our shell scripts.
 # Each step prints PASS or FAIL; the last line is "check: N passed, N failed".
 # Env: KLPC_KDIR (kernel build tree), KLPC_CACHE (checkpatch cache).
 set -eu
@@ -14,12 +14,13 @@ LOGDIR=$ROOT/build/check
 PASSED=0
 FAILED=0
 
+# step_result NAME STATUS SECONDS
 step_result() {
 	if [ "$2" -eq 0 ]; then
-		echo "PASS: $1"
+		echo "PASS: $1 ($3 s)"
 		PASSED=$((PASSED + 1))
 	else
-		echo "FAIL: $1"
+		echo "FAIL: $1 ($3 s)"
 		FAILED=$((FAILED + 1))
 	fi
 }
@@ -70,6 +71,16 @@ checkpatch_dir() {
 	echo "$dir"
 }
 
+# checkpatch_files CHECKPATCH IGNORE: checkpatch --strict each file named
+# on stdin (IGNORE: its --ignore list, or NONE), one perl per core; prints
+# the complaints, fails if any.
+checkpatch_files() {
+	# shellcheck disable=SC2016 # the $N are sh -c's arguments
+	xargs -P "$(nproc)" -I{} sh -c 'out=$(perl "$1" --strict --no-tree \
+		--terse --show-types --ignore "$2" -f "$3" 2>&1) ||
+		{ echo "$out"; exit 1; }' checkpatch "$1" "$2" {}
+}
+
 do_checkpatch() {
 	files=$(c_sources)
 	[ -n "$files" ] || {
@@ -78,21 +89,15 @@ do_checkpatch() {
 	}
 	cp=$(checkpatch_dir)/checkpatch.pl
 	rc=0
-	for f in $files; do
-		out=$(perl "$cp" --strict --no-tree --terse --show-types -f "$f" 2>&1) ||
-			{
-				rc=1
-				echo "$out"
-			}
-	done
+	# shellcheck disable=SC2086 # a list of paths without blanks
+	printf '%s\n' $files | checkpatch_files "$cp" NONE || rc=1
 	# klpc-convert, klpc-compare and klpc-emit are user space over
 	# libelf: their types are libelf's
-	for f in "$ROOT"/klp-convert/*.[ch] "$ROOT"/klp-build/compare/*.[ch] \
-		"$ROOT"/klp-build/emit/*.[ch]; do
-		out=$(perl "$cp" --strict --no-tree --terse --show-types \
-			--ignore CAMELCASE,PREFER_KERNEL_TYPES,PREFER_DEFINED_ATTRIBUTE_MACRO \
-			-f "$f" 2>&1) || { rc=1; echo "$out"; }
-	done
+	printf '%s\n' "$ROOT"/klp-convert/*.[ch] "$ROOT"/klp-build/compare/*.[ch] \
+		"$ROOT"/klp-build/emit/*.[ch] |
+		checkpatch_files "$cp" \
+			CAMELCASE,PREFER_KERNEL_TYPES,PREFER_DEFINED_ATTRIBUTE_MACRO ||
+		rc=1
 	echo "checkpatch: $(echo "$files" | wc -l) file(s) checked, and klp-convert/, klp-build/compare/, klp-build/emit/"
 	return $rc
 }
@@ -137,12 +142,10 @@ kbuild_clean() {
 	fi
 }
 
-do_w1() {
-	kbuild_clean w1 'warning:' W=1
-}
-
-do_sparse() {
-	kbuild_clean sparse '(warning|error):' C=2
+# one build for both (the compiler's warnings and sparse's come in one
+# log): a build of every module less
+do_w1_sparse() {
+	kbuild_clean w1-sparse '(warning|error):' W=1 C=2
 }
 
 # The compat sample must be an upstream patch module but for one line: with
@@ -169,7 +172,9 @@ do_compat() {
 do_shellcheck() {
 	files=$(shell_scripts)
 	# shellcheck disable=SC2086 # a list of paths without blanks
-	(cd "$ROOT" && shellcheck -x $files) || return 1
+	# one shellcheck per core, a share of the scripts each
+	echo "$files" | (cd "$ROOT" && xargs -P "$(nproc)" -n 24 shellcheck -x) ||
+		return 1
 	echo "shellcheck: $(echo "$files" | wc -l) script(s) checked"
 }
 
@@ -276,9 +281,10 @@ do_build_refusals() {
 step() {
 	echo "== $1"
 	rc=0
+	t0=$(date +%s)
 	"$2" >"$LOGDIR/$2.out" 2>&1 || rc=$?
 	sed 's/^/    /' "$LOGDIR/$2.out"
-	step_result "$1" "$rc"
+	step_result "$1" "$rc" "$(($(date +%s) - t0))"
 }
 
 main() {
@@ -287,8 +293,7 @@ main() {
 	[ -d "$KDIR" ] || die "no kernel build tree at '$KDIR'"
 	mkdir -p "$LOGDIR"
 	step "checkpatch --strict" do_checkpatch
-	step "W=1 build without warnings" do_w1
-	step "sparse (C=2) without warnings" do_sparse
+	step "W=1 and sparse (C=2) build without warnings" do_w1_sparse
 	step "compat sample is upstream source" do_compat
 	step "shellcheck" do_shellcheck
 	step "klpc-convert and its host tests" do_convert
