@@ -5,9 +5,12 @@
 # 1/N of the time; the debug kernel's suite takes hours in one guest.
 #
 # Tests are placed whole, by weight, heaviest first, each on the shard
-# with the least weight so far. A test's weight is its '# klpc-weight:'
-# (the seconds it took under the debug kernel, where that is far from its
-# timeout), else its '# klpc-timeout:' (default 120). Tests
+# with the least weight so far. A test's weight under Debian's kernels is
+# its line in tests/weights.txt (seconds measured in whole runs, made by
+# tools/weights.sh); under the debug kernel, or for a test the table does
+# not list, its '# klpc-weight:' (the seconds it took under the debug
+# kernel, where that is far from its timeout), else its '# klpc-timeout:'
+# (default 120). Tests
 # that must share a guest and keep their order say so with a line
 # '# klpc-group: NAME': the fault sweep's (its summary sums up the others'
 # tallies) and the tail that leaves state for good (rmmod -f, force,
@@ -36,17 +39,30 @@ shard_header() {
 	echo "${v:-$3}"
 }
 
+# shard_weights: the measured table into the array WEIGHT (name ->
+# seconds); left empty under the debug kernel, whose times differ.
+shard_weights() {
+	local name secs
+	WEIGHT=()
+	[ "$DEBUG" -eq 0 ] && [ -f "$ROOT/tests/weights.txt" ] || return 0
+	while read -r name secs; do
+		WEIGHT[$name]=$secs
+	done < <(grep -v '^#' "$ROOT/tests/weights.txt")
+}
+
 # shard_plan N DIR: write DIR/shard-I.list (test names, one per line, for
 # I = 1..N) from the tests KLPC_FILTER selects. Prints the weights.
 shard_plan() {
 	local n=$1 dir=$2 t name group i best w
-	local -A gweight=() gtests=()
+	local -A gweight=() gtests=() WEIGHT=()
 	local -a load=()
+	shard_weights
 	for t in "$ROOT"/tests/t-*.sh; do
 		name=$(basename "$t" .sh)
 		shard_selected "$name" || continue
 		group=$(shard_header "$t" klpc-group "$name")
-		w=$(shard_header "$t" klpc-weight "$(shard_header "$t" klpc-timeout 120)")
+		w=${WEIGHT[$name]:-$(shard_header "$t" klpc-weight \
+			"$(shard_header "$t" klpc-timeout 120)")}
 		gweight[$group]=$((${gweight[$group]:-0} + w))
 		gtests[$group]="${gtests[$group]:-} $name"
 	done
