@@ -10,12 +10,12 @@
 # tools/weights.sh); under the debug kernel, or for a test the table does
 # not list, its '# klpc-weight:' (the seconds it took under the debug
 # kernel, where that is far from its timeout), else its '# klpc-timeout:'
-# (default 120). Tests
-# that must share a guest and keep their order say so with a line
-# '# klpc-group: NAME': the fault sweep's (its summary sums up the others'
-# tallies) and the tail that leaves state for good (rmmod -f, force,
-# sig_enforce). Each guest runs its tests in the usual sorted order, so a
-# shard's tests run as they would in one guest without the others.
+# (default 120). Tests that must share a guest and keep their order say
+# so with a line '# klpc-group: NAME': the fault sweep's (its summary
+# sums up the others' tallies) and the tail that leaves state for good
+# (rmmod -f, force, sig_enforce). Each guest runs its tests in the usual
+# sorted order, so a shard's tests run as they would in one guest without
+# the others.
 
 SHARD_PIDFILES=()
 
