@@ -10,6 +10,8 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/klp-build/klpc-build
+# shellcheck source=tools/lib.sh
+. "$ROOT/tools/lib.sh"
 
 # result ok|fail NAME [WHY]: a case's line, also kept in TMP/results (the
 # cases of the lanes below run in subshells)
@@ -93,16 +95,8 @@ main() {
 	export KLPC_KALLSYMS="$TMP/kallsyms"
 	refused other-build 1 'does not match' -k "$1" "$ROOT/tests/fixes/cmdline.patch"
 	unset KLPC_KALLSYMS
-	# one lane per core: each case is a build, much of it one process
-	lanes=$(nproc)
-	lane=0
-	while [ "$lane" -lt "$lanes" ]; do
-		printf '%s\n' "$ROOT"/tests/fixes/refuse-*.patch |
-			awk -v n="$lanes" -v i="$lane" 'NR % n == i' |
-			refuse_lane "$1" &
-		lane=$((lane + 1))
-	done
-	wait
+	# each case is a build: one lane per core
+	printf '%s\n' "$ROOT"/tests/fixes/refuse-*.patch | in_lanes refuse_lane "$1"
 	passed=$(grep -c '^ok: ' "$TMP/results") || true
 	failed=$(grep -c '^FAIL: ' "$TMP/results") || true
 	echo "build: $passed passed, $failed failed"

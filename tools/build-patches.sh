@@ -64,19 +64,10 @@ kpatch_lane() {
 }
 
 # kpatch_set KVER: kpatch's diffs (tests/kpatch/) as tests/kpatch/expect
-# says, in one lane per core: much of a build is one process at a time
-# (copying the tree, comparing, linking), and the guests wait for all.
+# says, one lane per core (the guests wait for all of them)
 kpatch_set() {
 	mkdir -p "$OUT/kpatch"
-	lanes=$(nproc)
-	lane=0
-	while [ "$lane" -lt "$lanes" ]; do
-		grep -v '^#' "$ROOT/tests/kpatch/expect" |
-			awk -v n="$lanes" -v i="$lane" 'NR % n == i' |
-			kpatch_lane "$1" &
-		lane=$((lane + 1))
-	done
-	wait
+	grep -v '^#' "$ROOT/tests/kpatch/expect" | in_lanes kpatch_lane "$1"
 }
 
 # target_modules: the target's modules the diffs patch, which the guest

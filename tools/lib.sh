@@ -99,6 +99,22 @@ filter_wants() {
 	return 1
 }
 
+# in_lanes CMD ARG...: the lines on stdin dealt over one lane per core,
+# each lane a CMD ARG... in the background reading its share on stdin;
+# returns when every lane has (klpc build's test builds: much of a build
+# is one process at a time).
+in_lanes() {
+	_lines=$(cat)
+	_lanes=$(nproc)
+	_lane=0
+	while [ "$_lane" -lt "$_lanes" ]; do
+		printf '%s\n' "$_lines" |
+			awk -v n="$_lanes" -v i="$_lane" 'NF && NR % n == i' | "$@" &
+		_lane=$((_lane + 1))
+	done
+	wait
+}
+
 # take_lock NAME: hold an exclusive lock in the cache (fd 9) until exit,
 # so two runs never build the same cached file at once.
 take_lock() {

@@ -14,12 +14,13 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tools/lib.sh
 . "$ROOT/tools/lib.sh"
 
-# step WHAT CMD...: run CMD, saying how long it took
+# step WHAT CMD...: run CMD (its output passes through), saying how long
+# it took
 step() {
 	_what=$1
 	shift
 	_t0=$(date +%s)
-	"$@" >/dev/null
+	"$@"
 	msg "prefetch $KLPC_TARGET: $_what ($(($(date +%s) - _t0)) s)"
 }
 
@@ -27,16 +28,16 @@ step() {
 prefetch() {
 	KLPC_TARGET=$1
 	export KLPC_TARGET
-	step "headers" "$ROOT/tools/kdir.sh"
-	KLPC_KDIR=$("$ROOT/tools/kdir.sh")
+	KLPC_KDIR=$(step "headers" "$ROOT/tools/kdir.sh")
 	export KLPC_KDIR
 	kver=$(klpc_kver)
-	step "guest kernel $kver" "$ROOT/vm/kernel.sh" "$kver"
-	step "guest root" "$ROOT/vm/base.sh"
+	step "guest kernel $kver" "$ROOT/vm/kernel.sh" "$kver" >/dev/null
+	step "guest root" "$ROOT/vm/base.sh" >/dev/null
 	step "upstream selftest sources" "$ROOT/tools/upstream-selftests.sh" --unpack
 	# klpc build runs on the host for a headers package installed there
 	if dpkg-query -W "linux-headers-$kver" >/dev/null 2>&1; then
-		step "klpc build's source" "$ROOT/klp-build/klpc-build" --prepare -k "$kver"
+		step "klpc build's source" "$ROOT/klp-build/klpc-build" --prepare \
+			-k "$kver" >/dev/null
 	fi
 }
 

@@ -91,17 +91,14 @@ build() {
 # main [--unpack]: build (--unpack: only fetch and unpack the sources into
 # the cache, tools/prefetch.sh; the tree is not touched)
 main() {
-	if [ "${1:-}" = --unpack ]; then
-		s=$(series "$KLPC_KDIR")
-		[ -n "$s" ] || die "cannot read the kernel series of $KLPC_KDIR"
-		unpack "$s" >/dev/null
-		return 0
+	if [ "${1:-}" != --unpack ]; then
+		rm -rf "$OUT"
+		filter_wants "$ROOT/tests" "t-4e-*" || return 0
 	fi
-	rm -rf "$OUT"
-	filter_wants "$ROOT/tests" "t-4e-*" || return 0
 	s=$(series "$KLPC_KDIR")
 	[ -n "$s" ] || die "cannot read the kernel series of $KLPC_KDIR"
 	src=$(unpack "$s")
+	[ "${1:-}" != --unpack ] || return 0
 	build "$src"
 	echo "$s" >"$OUT/selftests/series"
 	msg "upstream selftests: $(find "$OUT/selftests/test_modules" -name '*.ko' | wc -l)" \
