@@ -27,6 +27,7 @@ expect_read_refused() {
 		die "$1 read $2: $_out"
 	fi
 	case $_out in
+	unshare:*) die "$1: the context could not be made: $_out" ;;
 	*": Permission denied" | *": Operation not permitted") ;;
 	*) die "$1 reading $2: expected EACCES or EPERM, got '$_out'" ;;
 	esac
@@ -60,8 +61,8 @@ find "$KLPC_SYSFS" -type f -perm -0444 | sort >"$KLPC_TMP/readable"
 while read -r f; do
 	v=$(cat "$f")
 	case $v in 0 | 1 | yes | no) ;; *) die "$f shows '$v'" ;; esac
-	for ctx in user rootns; do
-		assert_eq "$v" "$(ctx_read $ctx "$f")" "$f read by $ctx"
+	for ctx in $(ctx_list user rootns); do
+		assert_eq "$v" "$(ctx_read "$ctx" "$f")" "$f read by $ctx"
 	done
 done <"$KLPC_TMP/readable"
 

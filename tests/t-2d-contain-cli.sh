@@ -35,18 +35,18 @@ why() {
 sample=$(ko klpc-sample)
 klpc_core_load
 cli 0 load "$sample"
-for ctx in userns rootns capless; do
+for ctx in $(ctx_list userns rootns capless); do
 	for args in "disable klpc_sample" "enable klpc_sample" "unload klpc_sample" \
 		"force klpc_sample --yes" "load $(ko klpc-sample-stack)" \
 		"install $(ko klpc-sample-stack)" "uninstall klpc_sample" "boot"; do
 		# shellcheck disable=SC2086 # the arguments are words
-		cli_ctx $ctx 3 $args
-		out_has "'klpc ${args%% *}' $(why $ctx)"
+		cli_ctx "$ctx" 3 $args
+		out_has "'klpc ${args%% *}' $(why "$ctx")"
 	done
 	assert_file_eq "$(patch_dir klpc_sample)/enabled" 1
 	! is_loaded klpc_sample_stack || die "$ctx loaded klpc_sample_stack"
 	assert_eq "$KLPC_SAMPLE_TEXT" "$(cat /proc/cmdline)" "/proc/cmdline after $ctx's commands"
-	cli_ctx $ctx 0 status
+	cli_ctx "$ctx" 0 status
 	out_has '^patches: +klpc_sample \(klpc\): enabled'
 done
 cli 0 disable klpc_sample
@@ -57,12 +57,12 @@ load_cm_patch_blocked
 sleeper=$SLEEPER
 cli 0 blocking
 out_has "^$sleeper +cat +unpatched +klpc_cm_sleeper"
-for ctx in userns rootns; do
-	cli_ctx $ctx 3 blocking
+for ctx in $(ctx_list userns rootns); do
+	cli_ctx "$ctx" 3 blocking
 	out_has "'klpc blocking' needs root of the initial user namespace"
-	cli_ctx $ctx 3 disable klpc_cm_patch
-	out_has "'klpc disable' $(why $ctx)"
-	cli_ctx $ctx any status
+	cli_ctx "$ctx" 3 disable klpc_cm_patch
+	out_has "'klpc disable' $(why "$ctx")"
+	cli_ctx "$ctx" any status
 	out_has '^state: +(transition|stalled)'
 done
 cli_ctx capless 3 blocking
