@@ -10,6 +10,8 @@ CG=/sys/fs/cgroup/$KLPC_TEST
 # the test exits (the sleeper released first: a frozen task holds
 # klpc_cm_target's file open).
 cg_setup() {
+	grep -qw cgroup2 /proc/filesystems ||
+		skip "no cgroup2 in this kernel (CONFIG_CGROUPS=n: the debug kernels)"
 	if [ ! -e /sys/fs/cgroup/cgroup.controllers ]; then
 		mkdir -p /sys/fs/cgroup
 		mount -t cgroup2 cgroup2 /sys/fs/cgroup || skip "no cgroup2"

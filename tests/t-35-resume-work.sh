@@ -19,21 +19,29 @@ stop_spinner() {
 	release_sleeper
 }
 
-# 1. a sleeper in klpc_cm_sleeper() that spins in user space once awake
+pending_is() {
+	[ "$(stat_of pending)" = "$1" ]
+}
+
+# 1. a sleeper in klpc_cm_sleeper() that spins in user space once awake;
+# asleep before the patch comes (a slow kernel may take seconds to get
+# it there), and no fake signal to wake it (as start_sleeper)
 klpc_core_load
 load klpc-cm-target
+write_sysfs 0 "$KLPC_SIGNAL_SECS"
 write_sysfs 0 /proc/klpc_cm_sleep
 trap stop_spinner EXIT
 trap 'exit 1' INT TERM
 "$KLPC_HAMMER" read-spin /proc/klpc_cm_sleep 600 \
 	>"$KLPC_TMP/spinner.out" &
 SPINNER=$!
-sleep 1
+wait_until 20 sleeping_in klpc_cm_wait "$SPINNER" ||
+	die "the spinner did not go to sleep in klpc_cm_wait(): $(tr '\n' ' ' <"/proc/$SPINNER/stack" 2>&1)"
 load klpc-cm-patch
 d=$(patch_dir klpc_cm_patch)
-sleep 2
+wait_until 30 pending_is 1 ||
+	die "pending: $(stat_of pending), expected only the sleeper: $(tr '\n' ' ' </proc/klpc/stats)"
 assert_file_eq "$d/transition" 1
-assert_eq 1 "$(stat_of pending)" "pending: only the sleeper"
 [ "$(stat_of resume_works)" -ge 1 ] ||
 	die "no resume work queued on the sleeper: $(cat /proc/klpc/stats)"
 write_sysfs 1 /proc/klpc_cm_sleep
