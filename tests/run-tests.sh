@@ -10,7 +10,10 @@
 # $KLPC_TEST_TIMEOUT), multiplied by $KLPC_TIMEOUT_SCALE (default 1; the
 # debug kernel's runs set it, see vm/run.sh). '# klpc-group:' and
 # '# klpc-weight:' lines are for the host (make vm-test SHARDS=N,
-# vm/shard.sh): tests of one group share a guest.
+# vm/shard.sh): tests of one group share a guest. A test with a line
+# '# klpc-boot: KIND' runs in a guest booted for it (vm/secure.sh): there
+# $KLPC_BOOT is KIND and only such tests run; a usual guest leaves it to
+# that boot when $KLPC_BOOTS names KIND, else runs it (it then skips).
 #
 # Before the tests it prints one line naming the running kernel and which
 # checkers it has live: "kernel: <release> lockdep=on|off kasan=on|off
@@ -57,6 +60,20 @@ selected() {
 	IFS=$_old_ifs
 	set +f
 	return 1
+}
+
+# boot_runs FILE: whether this guest's boot is the one for test FILE.
+boot_runs() {
+	_kind=$(sed -n 's/^# *klpc-boot: *\([a-z0-9-]*\).*/\1/p' "$1" | head -n 1)
+	if [ -n "${KLPC_BOOT:-}" ]; then
+		[ "$_kind" = "$KLPC_BOOT" ]
+		return
+	fi
+	[ -n "$_kind" ] || return 0
+	case ",${KLPC_BOOTS:-}," in
+	*",$_kind,"*) return 1 ;;
+	esac
+	return 0
 }
 
 test_timeout() {
@@ -336,11 +353,13 @@ main() {
 	fi
 	_x=
 	[ "$SCALE" -eq 1 ] || _x=", timeouts x$SCALE"
+	[ -z "${KLPC_BOOT:-}" ] || _x="$_x, boot '$KLPC_BOOT'"
 	echo "klpc tests: kernel $(uname -r), filter '${FILTER:-*}'$_x"
 	_ran=0
 	for _t in "$TESTS_DIR"/t-*.sh; do
 		[ -f "$_t" ] || continue
 		selected "$(basename "$_t" .sh)" || continue
+		boot_runs "$_t" || continue
 		_ran=$((_ran + 1))
 		one_test "$_t"
 	done

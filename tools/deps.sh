@@ -16,7 +16,7 @@ pkgs_for() {
 	vm) echo make gcc libc6-dev linux-headers-amd64 libelf-dev \
 		qemu-system-x86 debootstrap kmod cpio gzip util-linux gnuplot-nox \
 		openssl linux-source-6.1 xz-utils patch bc flex bison libssl-dev \
-		dwarves ;;
+		dwarves ovmf sbsigntool ;;
 	# building the debug kernel (vm/debug-kernel.sh) from Debian's source
 	debug) echo make gcc libc6-dev linux-source-6.1 xz-utils flex bison bc \
 		libssl-dev libelf-dev kmod cpio ;;

@@ -26,6 +26,9 @@
 #      KLPC_TIMEOUT_SCALE  multiplies the hard limit and each test's timeout
 #                   (klpc.timeout_scale=); default 1, with KLPC_DEBUG 8
 # Console log: build/vm-MODE.log (build/vm-MODE-debug.log with KLPC_DEBUG).
+# Tests with '# klpc-boot: secure' run in a Secure Boot guest of their own,
+# after the usual one (vm/secure.sh; with KLPC_SHARDS, beside them); its
+# log is build/vm-test-secure.log.
 # In test mode the last line printed is exactly "N passed, N failed",
 # host-detected failures included.
 set -eu
@@ -34,6 +37,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tools/lib.sh"
 # shellcheck source=vm/shard.sh
 . "$ROOT/vm/shard.sh"
+# shellcheck source=vm/secure.sh
+. "$ROOT/vm/secure.sh"
 
 # The kernel log lines that fail a run: the list the guest runner uses too.
 mapfile -t KERNEL_BAD < <(sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$ROOT/vm/kernel-bad.txt")
@@ -47,6 +52,10 @@ case $KLPC_SHARDS in '' | *[!0-9]* | 0) die "KLPC_SHARDS=$KLPC_SHARDS: use a pos
 SHARD_FILTER=
 case $SCALE in '' | *[!0-9]* | 0) die "KLPC_TIMEOUT_SCALE=$SCALE: use a positive integer" ;; esac
 QEMU_PIDFILE=
+# the kind of guest booted now ('secure': vm/secure.sh; empty: the usual),
+# and the kinds this test run boots apart (the usual guests' klpc.boots=)
+BOOT_KIND=
+BOOTS_APART=
 
 default_timeout() {
 	case $1 in
@@ -184,6 +193,7 @@ build_overlay() {
 	copy_tree "$ROOT/vm" "$stage/klpc/vm"
 	copy_tree "$ROOT/cli" "$stage/klpc/cli"
 	add_signed "$stage"
+	[ "$BOOT_KIND" != secure ] || add_secure "$stage"
 	[ "${3:-}" != try ] || add_try "$stage" "$2"
 	[ ! -d "$ROOT/bench" ] || copy_tree "$ROOT/bench" "$stage/klpc/bench"
 	# upstream's selftests and their modules (t-4e), if built for this run
@@ -219,14 +229,20 @@ cmdline() {
 	fi
 	[ "$SCALE" -eq 1 ] || s="$s klpc.timeout_scale=$SCALE"
 	[ "$DEBUG" -eq 0 ] || s="$s $(debug_args)"
+	if [ "$BOOT_KIND" = secure ]; then
+		s="$s$(secure_args)"
+	elif [ -n "$BOOTS_APART" ]; then
+		s="$s klpc.boots=$BOOTS_APART"
+	fi
 	echo "$s"
 }
 
 # boot MODE KERNEL INITRD LOG [quiet]: run QEMU, console to the terminal
 # and LOG (quiet: to LOG only). Prints QEMU's exit status (124 for the
-# timeout).
+# timeout). A Secure Boot guest's firmware and varstore are in KERNEL's
+# directory (secure_prepare).
 boot() {
-	local mode=$1 t accel rc tflags=() input=/dev/null show=/dev/stderr
+	local mode=$1 t accel rc tflags=() input=/dev/null show=/dev/stderr fw=()
 	[ "${5:-}" != quiet ] || show=/dev/null
 	t=${KLPC_TIMEOUT:-$(($(default_timeout "$mode") * SCALE))}
 	accel=$(accel_args "$2")
@@ -238,12 +254,13 @@ boot() {
 	local serial=()
 	[ "$mode" != kallsyms ] ||
 		serial=(-serial mon:stdio -serial "file:${4%.raw}.kallsyms")
+	[ "$BOOT_KIND" != secure ] || read -r -a fw <<<"$(secure_qemu "$(dirname "$2")")"
 	msg "booting $(basename "$2") ($accel, timeout ${t}s), console log ${4%.raw}"
 	SECONDS=0
 	# shellcheck disable=SC2086 # $accel holds several options
 	timeout "${tflags[@]}" -k 10 "$t" qemu-system-x86_64 $accel \
 		-m "${KLPC_MEM:-2048}" -smp "${KLPC_SMP:-$(default_smp "$mode")}" -nographic -no-reboot \
-		-nic none -pidfile "$QEMU_PIDFILE" -kernel "$2" -initrd "$3" \
+		-nic none -pidfile "$QEMU_PIDFILE" "${fw[@]}" -kernel "$2" -initrd "$3" \
 		-append "$(cmdline "$mode")" "${serial[@]}" <"$input" 2>&1 | tee "$4" >"$show"
 	rc=${PIPESTATUS[0]}
 	msg "QEMU ran for $SECONDS s (status $rc)"
@@ -358,8 +375,23 @@ judge() {
 	esac
 }
 
+# guest MODE KVER KERNEL BASE DIR LOG: one guest for MODE, its overlay,
+# initrd and pidfile in DIR (QEMU_PIDFILE), its console in LOG; prints
+# the count of problems the host found (nothing in shell mode).
+guest() {
+	local qrc
+	mkdir -p "$5"
+	build_overlay "$5" "$2" "$1"
+	cat "$4" "$5/overlay.cpio.gz" >"$5/initrd.img"
+	qrc=$(boot "$1" "$3" "$5/initrd.img" "$6.raw")
+	stop_qemu
+	tr -d '\r' <"$6.raw" >"$6"
+	rm -f "$6.raw"
+	[ "$1" = shell ] || scan_log "$6" "$qrc" "$1"
+}
+
 main() {
-	local mode=${1:-} kver kernel base dir log qrc bad
+	local mode=${1:-} kver kernel base dir log bad
 	case $mode in
 	demo | test | bench | shell | try | kallsyms | torture) ;;
 	*) die "usage: $0 demo|test|bench|shell|try|kallsyms|torture" ;;
@@ -378,23 +410,21 @@ main() {
 		dir=$dir-debug
 		log=$ROOT/build/vm-$mode-debug.log
 	fi
+	[ "$mode" != test ] || BOOTS_APART=$(secure_boots)
 	if [ "$KLPC_SHARDS" -gt 1 ]; then
 		[ "$mode" = test ] || die "KLPC_SHARDS: test mode only"
 		run_shards "$kver" "$kernel" "$base" "$dir-shards"
 		return
 	fi
-	mkdir -p "$dir"
-	build_overlay "$dir" "$kver" "$mode"
-	cat "$base" "$dir/overlay.cpio.gz" >"$dir/initrd.img"
 	QEMU_PIDFILE=$dir/qemu.pid
 	trap stop_qemu EXIT
 	trap 'exit 130' INT TERM HUP
-	qrc=$(boot "$mode" "$kernel" "$dir/initrd.img" "$log.raw")
-	stop_qemu
-	tr -d '\r' <"$log.raw" >"$log"
-	rm -f "$log.raw"
+	if [ -n "$BOOTS_APART" ]; then
+		secure_run "$kver" "$kernel" "$base" "$dir" "$log"
+		return
+	fi
+	bad=$(guest "$mode" "$kver" "$kernel" "$base" "$dir" "$log")
 	[ "$mode" != shell ] || return 0
-	bad=$(scan_log "$log" "$qrc" "$mode")
 	# bench: the table, results/*.csv and the chart, from the guest's lines
 	[ "$mode" != bench ] || "$ROOT/bench/report.sh" "$log" || bad=$((bad + 1))
 	judge "$mode" "$log" "$bad"

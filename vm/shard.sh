@@ -16,6 +16,8 @@
 # (rmmod -f, force, sig_enforce). Each guest runs its tests in the usual
 # sorted order, so a shard's tests run as they would in one guest without
 # the others.
+# Tests booted apart ('# klpc-boot:', vm/secure.sh) are left out of the
+# plan; their guest boots beside the shards.
 
 SHARD_PIDFILES=()
 
@@ -60,13 +62,15 @@ shard_plan() {
 	for t in "$ROOT"/tests/t-*.sh; do
 		name=$(basename "$t" .sh)
 		shard_selected "$name" || continue
+		! boot_apart "$name" || continue
 		group=$(shard_header "$t" klpc-group "$name")
 		w=${WEIGHT[$name]:-$(shard_header "$t" klpc-weight \
 			"$(shard_header "$t" klpc-timeout 120)")}
 		gweight[$group]=$((${gweight[$group]:-0} + w))
 		gtests[$group]="${gtests[$group]:-} $name"
 	done
-	[ ${#gweight[@]} -gt 0 ] || die "no test matches '${KLPC_FILTER:-*}'"
+	[ ${#gweight[@]} -gt 0 ] || [ -n "$BOOTS_APART" ] ||
+		die "no test matches '${KLPC_FILTER:-*}'"
 	for ((i = 1; i <= n; i++)); do
 		load[i]=0
 		: >"$dir/shard-$i.list"
@@ -143,9 +147,18 @@ run_shards() {
 		[ -s "$dir/shard-$i.list" ] || continue
 		shard_boot "$i" "$1" "$2" "$3" "$dir/s$i"
 	done
+	# the Secure Boot guest (vm/secure.sh), beside the shards
+	if [ -n "$BOOTS_APART" ]; then
+		boot_apart_tests secure >"$dir/shard-secure.list"
+		secure_prepare "$dir/ssecure" "$2"
+		BOOT_KIND=secure
+		shard_boot secure "$1" "$dir/ssecure/vmlinuz" "$3" "$dir/ssecure"
+		# shellcheck disable=SC2034 # read by build_overlay and boot (vm/run.sh)
+		BOOT_KIND=
+	fi
 	wait
 	stop_shards
-	for ((i = 1; i <= n; i++)); do
+	for i in $(seq 1 "$n") secure; do
 		[ -s "$dir/shard-$i.list" ] || continue
 		read -r p f k < <(shard_report "$i" "$dir/s$i")
 		msg "shard $i: $p passed, $f failed, $k skipped"
