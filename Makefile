@@ -77,7 +77,7 @@ all: modules
 # The objects sit next to the sources whatever KDIR is, so build/kbuild-kdir
 # records the tree they were built against; against another tree (KERNEL=
 # stock, then debug, or a KDIR= override), they are cleaned first.
-modules: tests/bin/klpc-hammer tests/bin/klpc-tasks tests/bin/klpc-bpf bench/bin/klpc-bench-tool bench/bin/klpc-lat \
+modules: tests/bin/klpc-hammer tests/bin/klpc-tasks tests/bin/klpc-bpf tests/bin/klpc-perf bench/bin/klpc-bench-tool bench/bin/klpc-lat \
 		klp-convert/klpc-convert klp-build/compare/klpc-compare klp-build/emit/klpc-emit
 	@kdir='$(KDIR)'; [ -n "$$kdir" ] || { echo "TARGET=$(TARGET): no kernel build tree" >&2; exit 1; }; \
 	[ -f "$$kdir/Makefile" ] || { echo "KDIR=$$kdir: not a kernel build tree" >&2; exit 1; }; \
@@ -126,6 +126,12 @@ tests/bin/klpc-tasks: tests/tools/klpc-tasks.c
 # a BPF fentry/fexit program counting a function's calls (t-4f), with no
 # libbpf: raw bpf() calls
 tests/bin/klpc-bpf: tests/tools/klpc-bpf.c
+	@mkdir -p tests/bin
+	$(CC) -O2 -Wall -Wextra -static -o $@ $<
+
+# perf counters on a function's calls (t-4g): what 'perf probe' and
+# 'perf stat' do, through perf_event_open(), without the perf tool
+tests/bin/klpc-perf: tests/tools/klpc-perf.c
 	@mkdir -p tests/bin
 	$(CC) -O2 -Wall -Wextra -static -o $@ $<
 
