@@ -242,8 +242,11 @@ cmdline() {
 # timeout). A Secure Boot guest's firmware and varstore are in KERNEL's
 # directory (secure_prepare).
 boot() {
-	local mode=$1 t accel rc tflags=() input=/dev/null show=/dev/stderr fw=()
-	[ "${5:-}" != quiet ] || show=/dev/null
+	local mode=$1 t accel rc tflags=() input=/dev/null show=2 fw=()
+	# the console to our stderr by its descriptor: bash opens the path
+	# /dev/stderr anew, which truncates a log file that stderr points to
+	# (make vm-test >log 2>&1 lost every line before the guest's)
+	[ "${5:-}" != quiet ] || exec {show}>/dev/null
 	t=${KLPC_TIMEOUT:-$(($(default_timeout "$mode") * SCALE))}
 	accel=$(accel_args "$2")
 	if [ "$mode" = shell ]; then
@@ -261,8 +264,9 @@ boot() {
 	timeout "${tflags[@]}" -k 10 "$t" qemu-system-x86_64 $accel \
 		-m "${KLPC_MEM:-2048}" -smp "${KLPC_SMP:-$(default_smp "$mode")}" -nographic -no-reboot \
 		-nic none -pidfile "$QEMU_PIDFILE" "${fw[@]}" -kernel "$2" -initrd "$3" \
-		-append "$(cmdline "$mode")" "${serial[@]}" <"$input" 2>&1 | tee "$4" >"$show"
+		-append "$(cmdline "$mode")" "${serial[@]}" <"$input" 2>&1 | tee "$4" >&"$show"
 	rc=${PIPESTATUS[0]}
+	[ "$show" = 2 ] || exec {show}>&-
 	msg "QEMU ran for $SECONDS s (status $rc)"
 	echo "$rc"
 }
