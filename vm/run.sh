@@ -379,14 +379,20 @@ judge() {
 	esac
 }
 
+# make_initrd DIR KVER MODE BASE: DIR/initrd.img, the base root and
+# DIR's overlay for MODE.
+make_initrd() {
+	mkdir -p "$1"
+	build_overlay "$1" "$2" "$3"
+	cat "$4" "$1/overlay.cpio.gz" >"$1/initrd.img"
+}
+
 # guest MODE KVER KERNEL BASE DIR LOG: one guest for MODE, its overlay,
 # initrd and pidfile in DIR (QEMU_PIDFILE), its console in LOG; prints
 # the count of problems the host found (nothing in shell mode).
 guest() {
 	local qrc
-	mkdir -p "$5"
-	build_overlay "$5" "$2" "$1"
-	cat "$4" "$5/overlay.cpio.gz" >"$5/initrd.img"
+	make_initrd "$5" "$2" "$1" "$4"
 	qrc=$(boot "$1" "$3" "$5/initrd.img" "$6.raw")
 	stop_qemu
 	tr -d '\r' <"$6.raw" >"$6"

@@ -29,11 +29,9 @@ SECURE_MODULES="klpc.ko sample-patches/klpc-sample.ko sample-patches/klpc-target
 
 # boot_apart_tests KIND: the selected tests that ask for a boot of KIND.
 boot_apart_tests() {
-	local t name
-	for t in "$ROOT"/tests/t-*.sh; do
-		name=$(basename "$t" .sh)
-		shard_selected "$name" || continue
-		[ "$(shard_header "$t" klpc-boot '')" = "$1" ] && echo "$name"
+	local name
+	for name in $(selected_tests); do
+		[ "$(shard_header "$ROOT/tests/$name.sh" klpc-boot '')" = "$1" ] && echo "$name"
 	done
 	return 0
 }
@@ -48,10 +46,8 @@ boot_apart() {
 
 # usual_tests: the selected tests the usual guests run.
 usual_tests() {
-	local t name
-	for t in "$ROOT"/tests/t-*.sh; do
-		name=$(basename "$t" .sh)
-		shard_selected "$name" || continue
+	local name
+	for name in $(selected_tests); do
 		boot_apart "$name" || echo "$name"
 	done
 	return 0

@@ -34,6 +34,16 @@ shard_selected() {
 	return 1
 }
 
+# selected_tests: the names of the tests KLPC_FILTER selects, sorted.
+selected_tests() {
+	local t name
+	for t in "$ROOT"/tests/t-*.sh; do
+		name=$(basename "$t" .sh)
+		shard_selected "$name" && echo "$name"
+	done
+	return 0
+}
+
 # shard_header FILE KEY DEFAULT: the value of a '# KEY: VALUE' line.
 shard_header() {
 	local v
@@ -59,10 +69,8 @@ shard_plan() {
 	local -A gweight=() gtests=() WEIGHT=()
 	local -a load=()
 	shard_weights
-	for t in "$ROOT"/tests/t-*.sh; do
-		name=$(basename "$t" .sh)
-		shard_selected "$name" || continue
-		! boot_apart "$name" || continue
+	for name in $(usual_tests); do
+		t=$ROOT/tests/$name.sh
 		group=$(shard_header "$t" klpc-group "$name")
 		w=${WEIGHT[$name]:-$(shard_header "$t" klpc-weight \
 			"$(shard_header "$t" klpc-timeout 120)")}
@@ -106,10 +114,9 @@ shard_boot() {
 	local i=$1 dir=$5
 	mkdir -p "$dir"
 	SHARD_FILTER=$(paste -s -d, "$dir/../shard-$i.list")
-	build_overlay "$dir" "$2" test
+	make_initrd "$dir" "$2" test "$4"
 	# shellcheck disable=SC2034 # read by build_overlay (vm/run.sh)
 	SHARD_FILTER=
-	cat "$4" "$dir/overlay.cpio.gz" >"$dir/initrd.img"
 	SHARD_PIDFILES+=("$dir/qemu.pid")
 	(
 		# shellcheck disable=SC2034 # boot's pidfile (vm/run.sh)
