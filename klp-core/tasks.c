@@ -129,26 +129,54 @@ static bool klpc_task_move(struct klpc_table *t, struct klpc_task *e,
 }
 
 /*
+ * An entry of its own for a task that finds the pool empty, allocated
+ * outside klpc_table_lock (an allocation may wake kswapd) and without
+ * sleeping (@gfp): the fork hook runs in a tracepoint, the walk under
+ * rcu_read_lock().  Return: NULL if the pool has entries, or on failure.
+ */
+static struct klpc_task *klpc_task_spare(struct klpc_table *t, gfp_t gfp)
+{
+	struct klpc_task *e;
+
+	if (READ_ONCE(t->pool_nr))
+		return NULL;
+	e = kmalloc(sizeof(*e), gfp | __GFP_NOWARN);
+	if (e)
+		e->dynamic = true;
+	return e;
+}
+
+/*
  * Give a task an entry in the initial state, unless a hook gave it one
- * already.  Return: 0, or -EAGAIN if the pool ran out.
+ * already.  The fork hook takes its entries from the same pool, and the
+ * entry of a child that exits at once stays dead until the first check
+ * round: a fork storm while the walk runs (which yields the CPU every
+ * KLPC_WALK_BATCH tasks) can empty the pool, and then an entry is
+ * allocated, as that hook does.  Called with klpc_mutex held.
+ * Return: 0, or -EAGAIN if the pool ran out and no entry could be had.
  */
 static int klpc_tasks_add(struct task_struct *task)
 {
+	struct klpc_table *t = klpc_table_locked();
 	struct klpc_task *e;
-	struct klpc_table *t;
 	unsigned long flags;
 	int ret = 0;
 
+	if (!t)
+		return 0;
+	e = klpc_task_spare(t, GFP_NOWAIT);
 	spin_lock_irqsave(&klpc_table_lock, flags);
-	t = klpc_table_locked();
-	if (t && !klpc_task_find(t, task)) {
-		e = klpc_pool_get(t);
+	if (!klpc_task_find(t, task)) {
+		if (!e)
+			e = klpc_pool_get(t);
 		if (e)
 			klpc_task_insert(t, e, task, t->initial);
 		else
 			ret = -EAGAIN;
+		e = NULL;
 	}
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
+	kfree(e);
 	return ret;
 }
 
@@ -197,12 +225,7 @@ void klpc_task_fork(struct task_struct *parent, struct task_struct *child)
 	t = rcu_dereference_sched(klpc_table);
 	if (!t)
 		return;
-	/* allocate outside the lock: an allocation may wake kswapd */
-	if (!READ_ONCE(t->pool_nr)) {
-		e = kmalloc(sizeof(*e), GFP_ATOMIC | __GFP_NOWARN);
-		if (e)
-			e->dynamic = true;
-	}
+	e = klpc_task_spare(t, GFP_ATOMIC);
 
 	spin_lock_irqsave(&klpc_table_lock, flags);
 	t = klpc_table_locked();
@@ -638,12 +661,13 @@ static int klpc_populate_one(struct task_struct *t, void *arg)
  * on the task list yet gets its entry from them; a task seen here cannot
  * be freed before the walk moves on (RCU), so the free hook removes its
  * entry afterwards.  The entries come from the pool klpc_tasks_alloc()
- * filled: nothing is allocated but the list of the tasks seen, which the
- * first check round takes (klpc_tasks_take_seen()); without it, that round
- * collects them from the table.
+ * filled (unless forks empty it, see klpc_tasks_add()): nothing else is
+ * allocated but the list of the tasks seen, which the first check round
+ * takes (klpc_tasks_take_seen()); without it, that round collects them
+ * from the table.
  *
- * Return: 0, or -EAGAIN if the pool ran out (klpc_tasks_retire() then
- * drops the entries given).
+ * Return: 0, or -EAGAIN if a task could get no entry (klpc_tasks_retire()
+ * then drops the entries given).
  */
 int klpc_tasks_populate(unsigned int nr_tasks)
 {
