@@ -23,6 +23,8 @@ static LLIST_HEAD(klpc_dead_tables);
  * klpc_tasks_alloc() - create and publish the table for a transition
  * @target:	the patch state of the transition
  * @nr_tasks:	how many tasks there are, to size the table and its pool
+ * @exit_stays:	whether the patch changes do_exit(), which an exiting task
+ *		is in: then such a task moves only as any other does
  *
  * Every entry the walk that fills the table needs is allocated here,
  * before the hooks can see the table, in one piece with the pool that
@@ -31,7 +33,7 @@ static LLIST_HEAD(klpc_dead_tables);
  *
  * Return: 0 or -ENOMEM.
  */
-int klpc_tasks_alloc(int target, unsigned int nr_tasks)
+int klpc_tasks_alloc(int target, unsigned int nr_tasks, bool exit_stays)
 {
 	unsigned int bits = ilog2(roundup_pow_of_two(max(nr_tasks, 64U)));
 	unsigned int nr = nr_tasks + KLPC_POOL_MIN + nr_tasks / 16;
@@ -50,6 +52,7 @@ int klpc_tasks_alloc(int target, unsigned int nr_tasks)
 	t->bits = bits;
 	t->target = target;
 	t->initial = !target;
+	t->exit_stays = exit_stays;
 	WRITE_ONCE(klpc_last_target, target);
 	rcu_assign_pointer(klpc_table, t);
 	return 0;

@@ -48,6 +48,7 @@ struct klpc_task {
  * @target:	the state tasks move to
  * @initial:	the state every task was in when the transition was set up
  * @started:	tasks may move; before, every task is in @initial
+ * @exit_stays:	exiting tasks do not move: the patch changes do_exit()
  * @lost:	some task has no entry
  * @pool:	free entries that were handed out before
  * @pool_nr:	free entries in all: those in @pool and those of @block
@@ -68,6 +69,7 @@ struct klpc_table {
 	int target;
 	int initial;
 	bool started;
+	bool exit_stays;
 	bool lost;
 	struct klpc_task *pool;
 	unsigned int pool_nr;

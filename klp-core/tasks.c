@@ -298,7 +298,8 @@ bool klpc_task_switch_to(struct task_struct *task, int target,
 		return false;
 	spin_lock_irqsave(&klpc_table_lock, flags);
 	e = klpc_task_find_locked(task, &t);
-	if (e && (target == KLPC_UNDEFINED || target == t->target))
+	if (e && (target == KLPC_UNDEFINED || target == t->target) &&
+	    !(who == KLPC_MOVER_EXIT && t->exit_stays))
 		last = klpc_task_move(t, e, who);
 	spin_unlock_irqrestore(&klpc_table_lock, flags);
 	return last;

@@ -18,7 +18,7 @@ enum klpc_mover {
 	KLPC_MOVER_NR,
 };
 
-int klpc_tasks_alloc(int target, unsigned int nr_tasks);
+int klpc_tasks_alloc(int target, unsigned int nr_tasks, bool exit_stays);
 int klpc_tasks_populate(unsigned int nr_tasks);
 void klpc_tasks_refill(void);
 void klpc_tasks_retire(void);

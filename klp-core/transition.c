@@ -87,7 +87,6 @@ struct klpc_patch *klpc_transition_patch;
 static int klpc_target_state = KLPC_UNDEFINED;
 static unsigned long klpc_started, klpc_last_report, klpc_last_signals;
 static unsigned int klpc_retry_ms;
-static bool klpc_do_exit_in_transition;
 static bool klpc_stall_reversed;
 /* reversed since it started, by a write to 'enabled' or after a stall */
 static bool klpc_reversed;
@@ -126,11 +125,14 @@ void klpc_transition_kick(void)
  * @task:	current
  *
  * It never returns to its callers, so unless do_exit() itself is being
- * patched nothing on its stack can mix versions: it may move.
+ * patched nothing on its stack can mix versions: it may move.  Whether it
+ * is comes with the table (klpc_tasks_alloc()), not from a flag read
+ * apart from it: a hook that read the flag of the transition before could
+ * move a task in do_exit() in the transition of a patch of do_exit().
  */
 void klpc_task_exiting(struct task_struct *task)
 {
-	if (!klpc_do_exit_in_transition && klpc_task_switch(task))
+	if (klpc_task_switch(task))
 		klpc_transition_kick();
 }
 
@@ -396,6 +398,7 @@ int klpc_init_transition(struct klpc_patch *patch, int state)
 	unsigned int nr;
 	int ret, tries;
 	struct klpc_object *obj;
+	bool exit_stays = klpc_patches_do_exit(patch);
 
 	if (WARN_ON_ONCE(klpc_target_state != KLPC_UNDEFINED))
 		return -EBUSY;
@@ -404,7 +407,7 @@ int klpc_init_transition(struct klpc_patch *patch, int state)
 
 	for (tries = 0; tries < 3; tries++) {
 		nr = klpc_count_tasks() + 256;
-		ret = klpc_tasks_alloc(state, nr);
+		ret = klpc_tasks_alloc(state, nr, exit_stays);
 		if (ret)
 			break;
 		ret = klpc_tasks_populate(nr);
@@ -429,7 +432,6 @@ int klpc_init_transition(struct klpc_patch *patch, int state)
 	klpc_retry_ms = KLPC_RETRY_MIN_MS;
 	klpc_stall_reversed = false;
 	klpc_reversed = false;
-	klpc_do_exit_in_transition = klpc_patches_do_exit(patch);
 	if (state == KLPC_PATCHED)
 		klpc_for_each_object(patch, obj)
 			obj->callbacks.post_unpatch_enabled = false;
