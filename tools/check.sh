@@ -277,6 +277,33 @@ do_build_refusals() {
 	"$ROOT/klp-build/check-build.sh" "$kver"
 }
 
+# Debian's -rt flavour (PREEMPT_RT): building klpc.ko alone, as klpc-dkms
+# does, against its headers must stop at once with Kbuild's reason.
+do_rt_refused() {
+	ensure_pkgs linux-headers-rt-amd64
+	rt=$(find /usr/src -maxdepth 1 -name 'linux-headers-*-rt-amd64' | sort -V | tail -n 1)
+	[ -n "$rt" ] || {
+		echo "no linux-headers-*-rt-amd64 in /usr/src"
+		return 1
+	}
+	grep -q '^CONFIG_PREEMPT_RT=y' "$rt/.config" || {
+		echo "$rt: CONFIG_PREEMPT_RT is not set"
+		return 1
+	}
+	tmp=$(mktemp -d)
+	cp -r "$ROOT/Kbuild" "$ROOT/klp-core" "$ROOT/include" "$tmp/"
+	mrc=0
+	make -C "$rt" M="$tmp" modules >"$tmp/log" 2>&1 || mrc=$?
+	grep -m1 'does not support PREEMPT_RT' "$tmp/log" || true
+	if [ "$mrc" -eq 0 ] || ! grep -q 'does not support PREEMPT_RT' "$tmp/log"; then
+		echo "the build against ${rt##*/} was not refused for PREEMPT_RT (make exited $mrc):"
+		tail -n 5 "$tmp/log"
+		rm -rf "$tmp"
+		return 1
+	fi
+	rm -rf "$tmp"
+}
+
 # step NAME FUNCTION: run a step, indenting its output.
 step() {
 	echo "== $1"
@@ -301,6 +328,7 @@ main() {
 	step "klpc build refuses what it cannot patch" do_build_refusals
 	step "klpc-tools as installed" do_installed
 	step "a patch built out of tree (klpc-patch.mk)" do_patch_build
+	step "PREEMPT_RT refused" do_rt_refused
 	step "README names what exists" do_readme
 	echo "check: $PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]

@@ -12,7 +12,7 @@ pkgs_for() {
 	build) echo make gcc libc6-dev linux-headers-amd64 libelf-dev ;;
 	check) echo make gcc libc6-dev linux-headers-amd64 libelf-dev \
 		linux-source-6.1 xz-utils perl sparse shellcheck patch bc flex bison \
-		libssl-dev dwarves ;;
+		libssl-dev dwarves linux-headers-rt-amd64 ;;
 	vm) echo make gcc libc6-dev linux-headers-amd64 libelf-dev \
 		qemu-system-x86 debootstrap kmod cpio gzip util-linux gnuplot-nox \
 		openssl linux-source-6.1 xz-utils patch bc flex bison libssl-dev \
