@@ -24,7 +24,7 @@ static LLIST_HEAD(klpc_dead_tables);
  * @target:	the patch state of the transition
  * @nr_tasks:	how many tasks there are, to size the table and its pool
  * @exit_stays:	whether the patch changes do_exit(), which an exiting task
- *		is in: then such a task moves only as any other does
+ *		is in: then the exit hook moves no task
  *
  * Every entry the walk that fills the table needs is allocated here,
  * before the hooks can see the table, in one piece with the pool that

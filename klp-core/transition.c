@@ -125,10 +125,11 @@ void klpc_transition_kick(void)
  * @task:	current
  *
  * It never returns to its callers, so unless do_exit() itself is being
- * patched nothing on its stack can mix versions: it may move.  Whether it
- * is comes with the table (klpc_tasks_alloc()), not from a flag read
- * apart from it: a hook that read the flag of the transition before could
- * move a task in do_exit() in the transition of a patch of do_exit().
+ * patched nothing on its stack can mix versions: it may move.  Whether
+ * do_exit() is being patched comes with the table (klpc_tasks_alloc()),
+ * not from a flag read apart from it: a hook that read the previous
+ * transition's flag could move a task in the old do_exit() during a patch
+ * of do_exit().
  */
 void klpc_task_exiting(struct task_struct *task)
 {
