@@ -10,16 +10,21 @@ CG=/sys/fs/cgroup/$KLPC_TEST
 # the test exits (the sleeper released first: a frozen task holds
 # klpc_cm_target's file open).
 cg_setup() {
+	cg_mount
+	[ -d "$CG" ] || mkdir "$CG"
+	[ -e "$CG/cgroup.freeze" ] || skip "no cgroup v2 freezer"
+	trap 'release_sleeper; cg_cleanup' EXIT
+	trap 'exit 1' INT TERM
+}
+
+# cg_mount: cgroup2 on /sys/fs/cgroup, or the test skips.
+cg_mount() {
 	grep -qw cgroup2 /proc/filesystems ||
 		skip "no cgroup2 in this kernel (CONFIG_CGROUPS=n: the debug kernels)"
 	if [ ! -e /sys/fs/cgroup/cgroup.controllers ]; then
 		mkdir -p /sys/fs/cgroup
 		mount -t cgroup2 cgroup2 /sys/fs/cgroup || skip "no cgroup2"
 	fi
-	[ -d "$CG" ] || mkdir "$CG"
-	[ -e "$CG/cgroup.freeze" ] || skip "no cgroup v2 freezer"
-	trap 'release_sleeper; cg_cleanup' EXIT
-	trap 'exit 1' INT TERM
 }
 
 # cg_cleanup: thaw, kill what is left in the cgroup, remove it.

@@ -26,12 +26,7 @@ SECONDS_LOAD=36000
 
 # cg_cpu_setup: the test's cgroup, capped at 1 ms of CPU a second.
 cg_cpu_setup() {
-	grep -qw cgroup2 /proc/filesystems ||
-		skip "no cgroup2 in this kernel (CONFIG_CGROUPS=n: the debug kernels)"
-	if [ ! -e /sys/fs/cgroup/cgroup.controllers ]; then
-		mkdir -p /sys/fs/cgroup
-		mount -t cgroup2 cgroup2 /sys/fs/cgroup || skip "no cgroup2"
-	fi
+	cg_mount
 	grep -qw cpu /sys/fs/cgroup/cgroup.controllers ||
 		skip "no cpu controller (CONFIG_CFS_BANDWIDTH)"
 	echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
