@@ -50,10 +50,22 @@ check_diff() {
 		fail "$1 does not apply to the source of $TGT_KVER: $(echo "$_out" | grep -v '^checking' | head -n 3)"
 }
 
-# scratch_tree: WORK/tree, a hard-linked copy of the prepared tree.
+# scratch_tree: WORK/tree, a hard-linked copy of the prepared tree, less
+# tools/, which is copied.  Kbuild rewrites a file it rebuilds in place,
+# and a hard link carries that write into the cache and into every build
+# running beside this one.  The units' outputs are unlinked before each
+# compile (unlink_outputs) and the tree was prepared with the units' flags
+# (prepare.sh), so Kbuild rebuilds nothing else of it; but objtool and
+# resolve_btfids record absolute paths, so each scratch tree builds them
+# again, into its own copy, and the syscall check of every make writes
+# its dependency file again.
 scratch_tree() {
 	progress "copying the prepared tree"
-	cp -al "$SRC_TREE" "$WORK/tree" || fail "cannot copy $SRC_TREE into $WORK"
+	if ! cp -al "$SRC_TREE" "$WORK/tree" || ! rm -rf "$WORK/tree/tools" ||
+		! cp -a "$SRC_TREE/tools" "$WORK/tree/tools"; then
+		fail "cannot copy $SRC_TREE into $WORK"
+	fi
+	rm -f "$WORK/tree/.missing-syscalls.d"
 }
 
 # includes_of PATHS: the files of the scratch tree that include one of
@@ -149,28 +161,44 @@ cache_put() {
 # kbuild_units OUTDIR UNIT...: compile UNITS with Kbuild in the scratch
 # tree (make -k: one that is not configured stops nothing), keep each
 # object and its command in OUTDIR and in the cache (UNIT_CACHE), and mark
-# the ones not configured there; prints the units built.
+# the ones not configured there; prints the units built.  A unit is marked
+# only when Kbuild passed it by or named it in an error: a make that
+# stopped elsewhere (the tree's own tools, say) says nothing about the
+# units, and a mark would refuse them in every build after this one; its
+# first error goes into WORK/kbuild.err instead.
 kbuild_units() {
 	_out=$1
 	shift
 	for _u in "$@"; do
 		unlink_outputs "$_u"
 	done
+	_st=0
 	kmake "$WORK/tree" -k KCFLAGS="$KLPC_BUILD_KCFLAGS" "$@" \
-		>>"$WORK/build.log" 2>&1 || true
+		>"$WORK/kbuild.log" 2>&1 || _st=$?
+	cat "$WORK/kbuild.log" >>"$WORK/build.log"
 	for _u in "$@"; do
 		mkdir -p "$UNIT_CACHE/$(dirname "$_u")"
-		if [ ! -f "$WORK/tree/$_u" ]; then
+		if [ -f "$WORK/tree/$_u" ]; then
+			keep_unit "$_out" "$_u"
+		elif [ "$_st" -eq 0 ] ||
+			grep -q "^make.*\*\*\* .*[[ ]$_u\] Error" "$WORK/kbuild.log"; then
 			: >"$UNIT_CACHE/$_u.none"
-			continue
+		else
+			grep -m 1 -e '\*\*\*' -e 'error:' "$WORK/kbuild.log" >"$WORK/kbuild.err" ||
+				echo "make exited $_st" >"$WORK/kbuild.err"
 		fi
-		mkdir -p "$_out/$(dirname "$_u")"
-		mv "$WORK/tree/$_u" "$_out/$_u"
-		cp "$WORK/tree/$(dirname "$_u")/.$(basename "$_u").cmd" "$_out/$_u.cmd"
-		cache_put "$_out/$_u.cmd" "$UNIT_CACHE/$_u.cmd"
-		cache_put "$_out/$_u" "$UNIT_CACHE/$_u"
-		echo "$_u"
 	done
+}
+
+# keep_unit OUTDIR UNIT: the unit Kbuild just compiled, with its command,
+# into OUTDIR and the cache; prints it.
+keep_unit() {
+	mkdir -p "$1/$(dirname "$2")"
+	mv "$WORK/tree/$2" "$1/$2"
+	cp "$WORK/tree/$(dirname "$2")/.$(basename "$2").cmd" "$1/$2.cmd"
+	cache_put "$1/$2.cmd" "$UNIT_CACHE/$2.cmd"
+	cache_put "$1/$2" "$UNIT_CACHE/$2"
+	echo "$2"
 }
 
 # orig_units UNIT...: WORK/orig: each configured unit's object before the
@@ -231,6 +259,8 @@ build_units() {
 	progress "compiling $_n unit(s) before the diff (or from the cache)"
 	# shellcheck disable=SC2086 # a list of object names
 	UNITS=$(orig_units $_cand | sort)
+	[ ! -s "$WORK/kbuild.err" ] ||
+		fail "Kbuild failed in the scratch tree ($WORK/build.log): $(cat "$WORK/kbuild.err")"
 	[ -n "$UNITS" ] ||
 		fail "$1 changes nothing that $TGT_KVER's configuration builds"
 	patch -p1 -d "$WORK/tree" -f -s --fuzz=0 <"$1" >>"$WORK/build.log" 2>&1 ||

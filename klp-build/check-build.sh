@@ -56,6 +56,49 @@ prepared() {
 	fi
 }
 
+# prepared_tree KVER: the prepared source tree of KVER (--prepare says)
+prepared_tree() {
+	"$BUILD" --prepare -k "$1" 2>&1 | sed -n "s/^.*source for $1 ready: //p"
+}
+
+# kbuild_elsewhere KVER: a make that stops outside the units (as one did
+# on the objtool files the scratch trees shared) fails the build with
+# its reason, and marks no unit as not configured: the unit is compiled
+# in the next build (other-build, after this, gets past the compile).
+kbuild_elsewhere() {
+	_units=$(prepared_tree "$1")
+	_units=${_units%/src}/units/fs/proc/cmdline.o
+	rm -f "$_units" "$_units.cmd" "$_units.none"
+	mkdir -p "$TMP/mk"
+	printf '#!/bin/sh\n%s\nexit 2\n' \
+		'echo "make: *** [Makefile:1497: tools/objtool] Error 2"' >"$TMP/mk/make"
+	chmod +x "$TMP/mk/make"
+	PATH="$TMP/mk:$PATH" refused kbuild-elsewhere 1 \
+		'Kbuild failed in the scratch tree.*tools/objtool' \
+		-k "$1" "$ROOT/tests/fixes/cmdline.patch"
+	[ ! -e "$_units.none" ] ||
+		result fail kbuild-elsewhere-mark "fs/proc/cmdline.o was marked as not configured"
+}
+
+# untouched KVER: the builds above compiled in scratch copies of the
+# prepared tree, side by side; none of them wrote into the tree itself
+# (its files are hard links in every copy: a write in place reaches the
+# cache and every build after it)
+untouched() {
+	_src=$(prepared_tree "$1")
+	_stamp=${_src%/src}/prepared
+	if [ -z "$_src" ] || [ ! -f "$_stamp" ]; then
+		result fail untouched "no prepared tree for $1"
+		return 0
+	fi
+	_new=$(find "$_src" -newer "$_stamp" -type f | sed "s|^$_src/||")
+	if [ -n "$_new" ]; then
+		result fail untouched "$(echo "$_new" | wc -l) file(s) of $_src written since it was prepared: $(echo "$_new" | head -n 4 | paste -sd' ')"
+	else
+		result ok untouched
+	fi
+}
+
 # refuse_lane KVER: the refuse-*.patch files named on stdin, each refused
 # with the message its X-Klpc-Expect: line names
 refuse_lane() {
@@ -81,6 +124,7 @@ main() {
 	refused prepare-no-headers 1 'no headers for 0.0.0-none' --prepare \
 		-k 0.0.0-none
 	prepared "$1"
+	kbuild_elsewhere "$1"
 	# another pahole than the one that built the target's module BTF
 	mkdir "$TMP/bin"
 	printf '#!/bin/sh\necho v1.99\n' >"$TMP/bin/pahole"
@@ -97,6 +141,7 @@ main() {
 	unset KLPC_KALLSYMS
 	# each case is a build: one lane per core
 	printf '%s\n' "$ROOT"/tests/fixes/refuse-*.patch | in_lanes refuse_lane "$1"
+	untouched "$1"
 	passed=$(grep -c '^ok: ' "$TMP/results") || true
 	failed=$(grep -c '^FAIL: ' "$TMP/results") || true
 	echo "build: $passed passed, $failed failed"

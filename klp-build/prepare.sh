@@ -111,7 +111,8 @@ source_matches_target() {
 
 # The stamp that says a cached tree is complete: what it was made from.
 prepare_stamp() {
-	printf '%s\n' "$TGT_KVER" "$TGT_PKGVER" "$TGT_CC_TEXT" "$SRC_TARBALL"
+	printf '%s\n' "$TGT_KVER" "$TGT_PKGVER" "$TGT_CC_TEXT" "$SRC_TARBALL" \
+		"$KLPC_BUILD_KCFLAGS"
 	sha256sum <"$TGT_KDIR/.config" | cut -d' ' -f1
 }
 
@@ -161,7 +162,10 @@ prepare_source() {
 	progress "configuring for $TGT_KVER (olddefconfig)"
 	configure_source "$_cache/src.tmp"
 	progress "preparing the tree (make prepare modules_prepare)"
-	kmake "$_cache/src.tmp" prepare modules_prepare \
+	# with the units' flags: what prepare compiles (bounds.s,
+	# asm-offsets.s, modpost's tables) then stays up to date in the
+	# scratch trees, where Kbuild would otherwise compile it again
+	kmake "$_cache/src.tmp" KCFLAGS="$KLPC_BUILD_KCFLAGS" prepare modules_prepare \
 		>"$_cache/prepare.log" 2>&1 ||
 		fail "make prepare failed: $_cache/prepare.log"
 	mv "$_cache/src.tmp" "$SRC_TREE"
