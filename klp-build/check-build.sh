@@ -43,10 +43,11 @@ refused() {
 }
 
 # prepared KVER: --prepare makes KVER's source ready and says where, with
-# no diff and no module.
+# no diff and no module; SRC is where (the cases below look into it).
 prepared() {
 	_st=0
 	_msg=$("$BUILD" --prepare -k "$1" 2>&1) || _st=$?
+	SRC=$(echo "$_msg" | sed -n "s/^.*source for $1 ready: //p")
 	if [ "$_st" != 0 ]; then
 		result fail prepare "exit $_st: $(echo "$_msg" | tail -n 2)"
 	elif ! echo "$_msg" | grep -q "source for $1 ready: "; then
@@ -56,18 +57,12 @@ prepared() {
 	fi
 }
 
-# prepared_tree KVER: the prepared source tree of KVER (--prepare says)
-prepared_tree() {
-	"$BUILD" --prepare -k "$1" 2>&1 | sed -n "s/^.*source for $1 ready: //p"
-}
-
 # kbuild_elsewhere KVER: a make that stops outside the units (as one did
 # on the objtool files the scratch trees shared) fails the build with
 # its reason, and marks no unit as not configured: the unit is compiled
 # in the next build (other-build, after this, gets past the compile).
 kbuild_elsewhere() {
-	_units=$(prepared_tree "$1")
-	_units=${_units%/src}/units/fs/proc/cmdline.o
+	_units=${SRC%/src}/units/fs/proc/cmdline.o
 	rm -f "$_units" "$_units.cmd" "$_units.none"
 	mkdir -p "$TMP/mk"
 	printf '#!/bin/sh\n%s\nexit 2\n' \
@@ -85,15 +80,14 @@ kbuild_elsewhere() {
 # (its files are hard links in every copy: a write in place reaches the
 # cache and every build after it)
 untouched() {
-	_src=$(prepared_tree "$1")
-	_stamp=${_src%/src}/prepared
-	if [ -z "$_src" ] || [ ! -f "$_stamp" ]; then
+	_stamp=${SRC%/src}/prepared
+	if [ -z "$SRC" ] || [ ! -f "$_stamp" ]; then
 		result fail untouched "no prepared tree for $1"
 		return 0
 	fi
-	_new=$(find "$_src" -newer "$_stamp" -type f | sed "s|^$_src/||")
+	_new=$(find "$SRC" -newer "$_stamp" -type f | sed "s|^$SRC/||")
 	if [ -n "$_new" ]; then
-		result fail untouched "$(echo "$_new" | wc -l) file(s) of $_src written since it was prepared: $(echo "$_new" | head -n 4 | paste -sd' ')"
+		result fail untouched "$(echo "$_new" | wc -l) file(s) of $SRC written since it was prepared: $(echo "$_new" | head -n 4 | paste -sd' ')"
 	else
 		result ok untouched
 	fi

@@ -79,10 +79,7 @@ done
 for pid in $pids; do
 	wait "$pid" 2>/dev/null || true
 done
-case $(cat /proc/klpc_cm) in
-*" mismatches=0") ;;
-*) die "mismatch: $(cat /proc/klpc_cm)" ;;
-esac
+assert_eq 0 "$(cm_mismatches)" "mismatches"
 unload klpc-cm-patch
 unload klpc-cm-target
 unload klpc
