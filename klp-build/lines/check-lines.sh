@@ -13,13 +13,23 @@
 # Usage: klp-build/lines/check-lines.sh [WORKDIR]
 # Env: KLPC_FIX_LINES=none runs the cases without the tool (they must
 # fail: the check of the checks); KLPC_SRC: the prepared kernel tree
-# (default /var/cache/klpc/build/6.1.0-57-amd64/src; skipped if absent).
+# (default: a 6.1 one in $KLPC_CACHE/build; the x86.c cases are skipped
+# without one).
 # Prints one line per case and "lines: N passed, N failed".
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 FIX=${KLPC_FIX_LINES:-$ROOT/klp-build/lines/klpc-fix-lines}
 DIR=${1:-$ROOT/build/check/lines}
-SRC=${KLPC_SRC:-/var/cache/klpc/build/6.1.0-57-amd64/src}
+# a prepared 6.1 tree of klpc build's cache
+SRC=${KLPC_SRC:-}
+if [ -z "$SRC" ]; then
+	for s in "${KLPC_CACHE:-/var/cache/klpc}"/build/6.1.*/src; do
+		if [ -f "$s/arch/x86/kernel/.asm-offsets.s.cmd" ]; then
+			SRC=$s
+			break
+		fi
+	done
+fi
 CFLAGS='-O2 -ffunction-sections -fdata-sections'
 PASSED=0
 FAILED=0
@@ -441,8 +451,8 @@ NR > 11000 { if (!/^$/ || NR % 13) print; next }
 { print }'
 
 c_kernel() {
-	if [ ! -f "$SRC/arch/x86/kvm/x86.c" ]; then
-		echo "no prepared tree at $SRC: skipped"
+	if [ -z "$SRC" ] || [ ! -f "$SRC/arch/x86/kvm/x86.c" ]; then
+		echo "skipped: kernel-warn-detect, kernel-shift (no prepared 6.1 tree)"
 		return 0
 	fi
 	check kernel-warn-detect "kpatch's warn-detect-FAIL.patch on x86.c" \
@@ -496,6 +506,7 @@ c_interface() {
 }
 
 mkdir -p "$DIR"
+DIR=$(cd "$DIR" && pwd)
 check warn "WARN_ON-like (__FILE__, __LINE__ to a call)" c_warn
 check bug "BUG_ON-like (__LINE__ in __bug_table)" c_bug
 check pr "pr_* with __LINE__ (an argument, and in the format string)" c_pr
