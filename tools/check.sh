@@ -263,6 +263,12 @@ do_compare() {
 	"$ROOT/klp-build/compare/check-compare.sh" "$LOGDIR/compare"
 }
 
+# klpc build's #line directives (klpc-fix-lines): a diff that only moves
+# lines compiles as before (klp-build/lines/check-lines.sh).
+do_lines() {
+	"$ROOT/klp-build/lines/check-lines.sh" "$LOGDIR/lines"
+}
+
 # klpc build's refusals on real diffs of the target's source
 # (klp-build/check-build.sh), for the installed headers package.
 do_build_refusals() {
@@ -325,6 +331,7 @@ main() {
 	step "shellcheck" do_shellcheck
 	step "klpc-convert and its host tests" do_convert
 	step "klpc-compare and its host tests" do_compare
+	step "klpc-fix-lines and its host tests" do_lines
 	step "klpc build refuses what it cannot patch" do_build_refusals
 	step "klpc-tools as installed" do_installed
 	step "a patch built out of tree (klpc-patch.mk)" do_patch_build
