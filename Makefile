@@ -174,6 +174,7 @@ install-tools: klp-convert/klpc-convert klp-build/compare/klpc-compare klp-build
 		klp-build/emit.sh '$(DESTDIR)$(KLPC_SHARE_DIR)/build/'
 	install -m 755 klp-build/compare/klpc-compare '$(DESTDIR)$(KLPC_SHARE_DIR)/build/compare/'
 	install -m 755 klp-build/emit/klpc-emit '$(DESTDIR)$(KLPC_SHARE_DIR)/build/emit/'
+	install -D -m 755 klp-build/lines/klpc-fix-lines '$(DESTDIR)$(KLPC_SHARE_DIR)/build/lines/klpc-fix-lines'
 
 # An out-of-tree patch, built from this tree without klpc-tools installed:
 # klpc-patch.mk from cli/, klpc.ko's symbol versions from the one built
