@@ -8,16 +8,13 @@
 # -ffunction-sections -fdata-sections: every function and object then has
 # a section of its own, so the objects can be compared function by
 # function (compare step) and a function's code taken out whole (emit
-# step). A changed header brings in every configured unit that includes
-# it, directly or through other headers.
+# step). Which units: reach.sh (every configured unit a changed file
+# reaches through its includes), less those whose preprocessed text the
+# diff leaves as it was.
 #
 # Sourced by klp-build/klpc-build; uses TGT_* and SRC_TREE (prepare.sh).
 
-# Past this many units a header change is refused: each unit compiles
-# twice, about 6 s each on one core of the 2-core machine this was
-# measured on, so 40 units are ~4 minutes; a header used that widely is
-# also one whose change reaches data layouts, which cannot be live-patched.
-KLPC_BUILD_MAX_UNITS=${KLPC_BUILD_MAX_UNITS:-40}
+KLPC_FIX_LINES=${KLPC_FIX_LINES:-$KLPC_BUILD_DIR/lines/klpc-fix-lines}
 
 # The flags every unit is compiled with, before and after.
 KLPC_BUILD_KCFLAGS='-ffunction-sections -fdata-sections'
@@ -66,79 +63,6 @@ scratch_tree() {
 		fail "cannot copy $SRC_TREE into $WORK"
 	fi
 	rm -f "$WORK/tree/.missing-syscalls.d"
-}
-
-# includes_of PATHS: the files of the scratch tree that include one of
-# the headers PATHS (a list of paths in the tree), one line each.  An
-# include is followed as the compiler would: "x.h" relative to the
-# including file first, then <x.h> and "x.h" under the include
-# directories; so fs/proc/internal.h is fs/proc/'s "internal.h", not
-# mm/'s.
-includes_of() {
-	_re=$(echo "$1" | xargs -n 1 basename | sort -u | sed 's/[.]/\\./g' | paste -sd'|')
-	(cd "$WORK/tree" && grep -rHoE --include='*.[ch]' \
-		"^#[[:space:]]*include[[:space:]]*[<\"]([^>\"]*/)?($_re)[>\"]" . 2>/dev/null) |
-		awk -v paths="$1" '
-		function norm(p,   n, i, part, out, k) {
-			n = split(p, part, "/")
-			k = 0
-			for (i = 1; i <= n; i++) {
-				if (part[i] == "." || part[i] == "")
-					continue
-				if (part[i] == ".." && k > 0)
-					k--
-				else
-					out[++k] = part[i]
-			}
-			p = out[1]
-			for (i = 2; i <= k; i++)
-				p = p "/" out[i]
-			return p
-		}
-		BEGIN {
-			n = split(paths, h, "\n")
-			for (i = 1; i <= n; i++)
-				want[h[i]] = 1
-			split("include arch/x86/include include/uapi arch/x86/include/uapi", dirs, " ")
-		}
-		{
-			f = substr($0, 3, index($0, ":") - 3)
-			t = $0
-			sub(/^[^<"]*[<"]/, "", t)
-			sub(/[>"]$/, "", t)
-			d = f
-			sub(/\/[^\/]*$/, "", d)
-			hit = index($0, "\"") && (norm(d "/" t) in want)
-			for (i = 1; i <= 4 && !hit; i++)
-				hit = (dirs[i] "/" t) in want
-			if (hit)
-				print f
-		}' | sort -u
-}
-
-# includers HEADER: the .c files that include HEADER, directly or through
-# headers that do, to a depth of 3 (one line each).
-includers() {
-	_paths=$1
-	_seen=$_paths
-	_depth=0
-	while [ "$_depth" -lt 3 ] && [ -n "$_paths" ]; do
-		_hits=$(includes_of "$_paths")
-		echo "$_hits" | grep '\.c$' || true
-		_paths=$(echo "$_hits" | grep '\.h$' | grep -vxF "$_seen" || true)
-		_seen=$(printf '%s\n%s\n' "$_seen" "$_paths")
-		_depth=$((_depth + 1))
-	done
-}
-
-# candidate_units FIX: the object files that may change (dir/file.o).
-candidate_units() {
-	for _f in $(diff_files "$1"); do
-		case $_f in
-		*.c) echo "${_f%.c}.o" ;;
-		*.h) includers "$_f" | sed 's/\.c$/.o/' ;;
-		esac
-	done | sort -u
 }
 
 # unlink_outputs UNIT: the unit's object, command and dependency files in
@@ -202,23 +126,44 @@ keep_unit() {
 }
 
 # orig_units UNIT...: WORK/orig: each configured unit's object before the
-# diff, from the cache (the prepared tree never changes) or compiled once;
-# prints the configured units.
+# diff, from the cache (the prepared tree never changes) or compiled,
+# JOBS at a time, with a line of progress between batches; WORK/units
+# lists the configured units.
 orig_units() {
-	_todo=
+	: >"$WORK/units"
+	: >"$WORK/todo"
 	for _u in "$@"; do
 		if [ -f "$UNIT_CACHE/$_u.none" ]; then
 			continue
 		elif [ -f "$UNIT_CACHE/$_u" ] && [ -f "$UNIT_CACHE/$_u.cmd" ]; then
 			mkdir -p "$WORK/orig/$(dirname "$_u")"
 			cp "$UNIT_CACHE/$_u" "$UNIT_CACHE/$_u.cmd" "$WORK/orig/$(dirname "$_u")/"
-			echo "$_u"
+			echo "$_u" >>"$WORK/units"
 		else
-			_todo="$_todo $_u"
+			echo "$_u" >>"$WORK/todo"
 		fi
 	done
-	# shellcheck disable=SC2086 # a list of object names
-	[ -z "$_todo" ] || kbuild_units "$WORK/orig" $_todo
+	_total=$(grep -c . "$WORK/todo") || true
+	[ "$_total" -gt 0 ] || return 0
+	# one Kbuild walk per batch (a walk costs seconds), a few per core
+	_batch=$((JOBS * 4))
+	_done=0
+	_t0=$(date +%s)
+	while [ "$_done" -lt "$_total" ]; do
+		# shellcheck disable=SC2046 # a list of object names
+		kbuild_units "$WORK/orig" $(sed -n "$((_done + 1)),$((_done + _batch))p" "$WORK/todo") \
+			>>"$WORK/units"
+		_done=$((_done + _batch))
+		[ "$_done" -lt "$_total" ] || break
+		units_progress "before the diff" "$_done" "$_total" "$_t0"
+	done
+}
+
+# units_progress WHAT DONE TOTAL T0: "compiled N of M units", with an
+# estimate of the time left from the time taken since T0
+units_progress() {
+	_el=$(($(date +%s) - $4))
+	progress "compiled $2 of $3 units $1 (~$((_el * ($3 - $2) / $2)) s left)"
 }
 
 # unit_command UNIT: the command Kbuild compiled UNIT with (its .cmd's
@@ -249,38 +194,146 @@ patched_unit() {
 	mv "$WORK/tree/$1" "$WORK/patched/$1"
 }
 
+# preprocess_before UNIT...: WORK/pp/UNIT.sum, each unit's preprocessed
+# text before the diff (a checksum), and WORK/pp/UNIT.i.cmd, the command
+# Kbuild made it with (its single target dir/x.i), run again after the
+# diff by preprocess_changed.
+preprocess_before() {
+	progress "preprocessing $# unit(s) the diff reaches through its headers"
+	_targets=
+	for _u in "$@"; do
+		_targets="$_targets ${_u%.o}.i"
+	done
+	# shellcheck disable=SC2086 # a list of targets
+	kmake "$WORK/tree" -k $_targets >>"$WORK/build.log" 2>&1 || true
+	for _u in "$@"; do
+		_i=$WORK/tree/${_u%.o}.i
+		_c=$(dirname "$_i")/.$(basename "$_i").cmd
+		if [ ! -f "$_i" ] || [ ! -f "$_c" ]; then
+			continue
+		fi
+		mkdir -p "$WORK/pp/$(dirname "$_u")"
+		sha256sum <"$_i" >"$WORK/pp/$_u.sum"
+		mv "$_c" "$WORK/pp/$_u.i.cmd"
+		rm -f "$_i"
+	done
+}
+
+# preprocess_changed UNIT...: of the units preprocess_before saw, those
+# whose preprocessed text the applied diff changed, and those it could
+# not preprocess (nothing tells they are the same), one a line
+preprocess_changed() {
+	_running=0
+	for _u in "$@"; do
+		(
+			_cmd=$(sed -n '1s/^cmd_[^ ]* := //p' "$WORK/pp/$_u.i.cmd" 2>/dev/null |
+				sed 's/\$\$/$/g')
+			_i=${_u%.o}.i
+			if [ -n "$_cmd" ] && (cd "$WORK/tree" && rm -f "$_i" && sh -c "$_cmd") \
+				>>"$WORK/build.log" 2>&1 &&
+				sha256sum <"$WORK/tree/$_i" | cmp -s - "$WORK/pp/$_u.sum"; then
+				verbose "${_u%.o}.c: its preprocessed text is the same (left out)" >&2
+			else
+				echo "$_u"
+			fi
+			rm -f "$WORK/tree/$_i"
+		) &
+		_running=$((_running + 1))
+		if [ "$_running" -ge "$JOBS" ]; then
+			wait
+			_running=0
+		fi
+	done
+	wait
+}
+
+# apply_diff FIX: the diff applied to the scratch tree (patch(1) writes
+# each file anew, never through the tree's hard links), and each changed
+# C file's unchanged lines given back their old numbers (klpc-fix-lines:
+# a diff that adds lines above a WARN() moves no __LINE__, and changes no
+# function it does not touch)
+apply_diff() {
+	patch -p1 -d "$WORK/tree" -f -s --fuzz=0 <"$1" >>"$WORK/build.log" 2>&1 ||
+		fail "$1 did not apply in the scratch tree ($WORK/build.log)"
+	for _f in $(diff_files "$1" | grep -E '\.[ch]$'); do
+		[ -f "$SRC_TREE/$_f" ] || continue
+		"$KLPC_FIX_LINES" "$SRC_TREE/$_f" "$WORK/tree/$_f" >>"$WORK/build.log" 2>&1 ||
+			fail "klpc-fix-lines failed on $_f ($WORK/build.log)"
+	done
+}
+
+# unapply_diff FIX: the scratch tree as it was before apply_diff: each
+# file the diff changed linked to the prepared tree's again (or removed,
+# if the diff made it)
+unapply_diff() {
+	for _f in $(diff_files "$1"); do
+		rm -f "$WORK/tree/$_f"
+		[ ! -f "$SRC_TREE/$_f" ] || ln "$SRC_TREE/$_f" "$WORK/tree/$_f"
+	done
+}
+
+# affected_units FIX: WORK/affected.units, the units the diff changes,
+# one a line: the configured units it reaches (reach.sh), less those it
+# reaches through a header whose preprocessed text stays the same.  The
+# diff is applied in the scratch tree when this returns.
+affected_units() {
+	reached_units "$1" >"$WORK/reached.units"
+	[ -s "$WORK/reached.units" ] ||
+		fail "$1 changes nothing that $TGT_KVER's configuration builds"
+	diff_files "$1" | sed -n 's/\.[cS]$/.o/p' >"$WORK/direct.units"
+	grep -vxF -f "$WORK/direct.units" "$WORK/reached.units" >"$WORK/via.units" || true
+	# shellcheck disable=SC2046 # a list of object names
+	[ ! -s "$WORK/via.units" ] || preprocess_before $(cat "$WORK/via.units")
+	apply_diff "$1"
+	{
+		grep -xF -f "$WORK/direct.units" "$WORK/reached.units" || true
+		# shellcheck disable=SC2046 # a list of object names
+		[ ! -s "$WORK/via.units" ] || preprocess_changed $(cat "$WORK/via.units")
+	} | sort -u >"$WORK/affected.units"
+}
+
 # build_units FIX: WORK/orig and WORK/patched hold each unit's object
 # before and after the diff; UNITS lists them.
 build_units() {
-	_cand=$(candidate_units "$1")
+	affected_units "$1"
+	_cand=$(cat "$WORK/affected.units")
+	[ -n "$_cand" ] ||
+		fail "$1 changes nothing in the preprocessed source of the $(grep -c . "$WORK/reached.units") unit(s) it reaches: nothing to patch"
 	_n=$(echo "$_cand" | grep -c .)
-	[ "$_n" -le "$KLPC_BUILD_MAX_UNITS" ] ||
-		fail "$1 reaches $_n translation units (more than $KLPC_BUILD_MAX_UNITS) through the headers it changes: $(diff_files "$1" | grep '\.h$' | paste -sd' ')"
+	[ "$OPT_MAX_UNITS" = 0 ] || [ "$_n" -le "$OPT_MAX_UNITS" ] ||
+		fail "$1 changes $_n translation units, more than --max-units $OPT_MAX_UNITS"
+	unapply_diff "$1"
 	progress "compiling $_n unit(s) before the diff (or from the cache)"
 	# shellcheck disable=SC2086 # a list of object names
-	UNITS=$(orig_units $_cand | sort)
+	orig_units $_cand
 	[ ! -s "$WORK/kbuild.err" ] ||
 		fail "Kbuild failed in the scratch tree ($WORK/build.log): $(cat "$WORK/kbuild.err")"
+	UNITS=$(sort "$WORK/units")
 	[ -n "$UNITS" ] ||
 		fail "$1 changes nothing that $TGT_KVER's configuration builds"
-	patch -p1 -d "$WORK/tree" -f -s --fuzz=0 <"$1" >>"$WORK/build.log" 2>&1 ||
-		fail "$1 did not apply in the scratch tree ($WORK/build.log)"
+	apply_diff "$1"
 	progress "compiling $(echo "$UNITS" | grep -c .) unit(s) after the diff"
 	patched_units
 	verbose "units: $(echo "$UNITS" | paste -sd' ')"
 }
 
 # patched_units: every unit of UNITS compiled after the diff, JOBS at a
-# time (a header change brings in dozens)
+# time, with a line of progress between batches past the first few
 patched_units() {
 	_running=0
+	_done=0
+	_total=$(echo "$UNITS" | grep -c .)
+	_t0=$(date +%s)
 	for _u in $UNITS; do
 		_mark=$WORK/failed.$(echo "$_u" | tr / _)
 		(patched_unit "$_u" || : >"$_mark") &
 		_running=$((_running + 1))
 		if [ "$_running" -ge "$JOBS" ]; then
 			wait
+			_done=$((_done + _running))
 			_running=0
+			[ "$((_done % (JOBS * 4)))" != 0 ] || [ "$_done" -ge "$_total" ] ||
+				units_progress "after the diff" "$_done" "$_total" "$_t0"
 		fi
 	done
 	wait

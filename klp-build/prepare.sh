@@ -29,6 +29,9 @@ target_facts() {
 	TGT_CC_TEXT=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$TGT_KDIR/.config")
 	[ -n "$TGT_CC_TEXT" ] || fail "$TGT_KDIR/.config has no CONFIG_CC_VERSION_TEXT"
 	TGT_CC=${TGT_CC_TEXT%% *}
+	# Debian's amd64 kernels: the only architecture klpc patches
+	# shellcheck disable=SC2034 # read by reach.sh
+	TGT_SRCARCH=x86
 }
 
 # check_pahole: the pahole version that built the target's module BTF.
@@ -155,7 +158,8 @@ prepare_source() {
 		flock -u 8
 		return 0
 	fi
-	rm -rf "$_cache/prepared" "$SRC_TREE" "$_cache/src.tmp" "$UNIT_CACHE"
+	rm -rf "$_cache/prepared" "$SRC_TREE" "$_cache/src.tmp" "$UNIT_CACHE" \
+		"$_cache/includes"
 	mkdir -p "$_cache/src.tmp"
 	unpack_source "$_cache/src.tmp"
 	source_matches_target "$_cache/src.tmp"
@@ -168,6 +172,9 @@ prepare_source() {
 	kmake "$_cache/src.tmp" KCFLAGS="$KLPC_BUILD_KCFLAGS" prepare modules_prepare \
 		>"$_cache/prepare.log" 2>&1 ||
 		fail "make prepare failed: $_cache/prepare.log"
+	progress "indexing the tree's includes"
+	include_index "$_cache/src.tmp" >"$_cache/includes" ||
+		fail "cannot index the includes of $_cache/src.tmp"
 	mv "$_cache/src.tmp" "$SRC_TREE"
 	prepare_stamp >"$_cache/prepared"
 	flock -u 8

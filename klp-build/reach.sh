@@ -1,0 +1,174 @@
+# shellcheck shell=sh
+# klpc build, step 2a: the units a diff reaches.
+#
+# A changed .c file is a unit; a changed header (or a .c file another .c
+# includes, as kernel/sched/build_policy.c includes rt.c) reaches every
+# unit that includes it, through any number of other headers and through
+# any directory's -I.  The reach is computed over the tree's include
+# index (made once, at --prepare: every #include line and the -I list of
+# every Makefile) by reach.awk, a safe superset of what the compiler
+# would include; of those units, the ones the configuration builds are
+# kept (Kbuild's answer, objs.mk); and of those, a unit whose
+# preprocessed text the diff does not change is dropped before any
+# compile.  Nothing is left out by a count or a depth: a unit the diff
+# may change is compiled, or the diff refused, never skipped in silence.
+#
+# Sourced by klp-build/klpc-build; uses TGT_*, SRC_TREE, UNIT_CACHE and
+# WORK (prepare.sh, build-units.sh).
+
+# include_index TREE: the include index of TREE (reach.awk's INDEX).
+include_index() {
+	(cd "$1" && grep -rHE --include='*.[chS]' --exclude-dir=tools \
+		--exclude-dir=Documentation --exclude-dir=scripts \
+		'^[[:space:]]*#[[:space:]]*(include|define[[:space:]]+[A-Za-z0-9_]+)[[:space:]]*[<"][^>" ]*[>"]' .) |
+		awk '{
+			f = $0
+			sub(/:.*/, "", f)
+			l = substr($0, length(f) + 2)
+			sub(/^\.\//, "", f)
+			if (!match(l, /[<"][^>" ]*[>"]/))
+				next
+			n = substr(l, RSTART + 1, RLENGTH - 2)
+			if (l !~ /^[[:space:]]*#[[:space:]]*define/)
+				print f, (substr(l, RSTART, 1) == "<" ? "a" : "q"), n
+			else if (n ~ /\.[ch]$/)
+				print f, "d", n
+		}'
+	include_dirs "$1"
+}
+
+# include_dirs TREE: "- I DIR" for each directory a Makefile of TREE puts
+# on the include path (-I, -iquote, -idirafter), "- W DIR" for a Makefile
+# whose directories klpc cannot read (a variable other than the tree's
+# own: any directory under it may be one).
+include_dirs() {
+	(cd "$1" && grep -rHoE --include=Makefile --include=Kbuild --include='*.mk' \
+		--exclude-dir=tools --exclude-dir=Documentation --exclude-dir=scripts \
+		-e '(-I|-iquote|-idirafter)[[:space:]]*[^[:space:]\\]+' .) |
+		awk -v arch="$TGT_SRCARCH" '{
+			f = $0
+			sub(/:.*/, "", f)
+			t = substr($0, length(f) + 2)
+			sub(/^\.\//, "", f)
+			d = f
+			if (!sub(/\/[^\/]*$/, "", d))
+				d = "."
+			sub(/^(-I|-iquote|-idirafter)[[:space:]]*/, "", t)
+			gsub(/\$\((srctree|objtree)\)\//, "", t)
+			gsub(/\$\((srctree|objtree)\)/, ".", t)
+			gsub(/\$\((src|obj)\)/, d, t)
+			gsub(/\$\((SRCARCH|ARCH|SUBARCH)\)/, arch, t)
+			while (t ~ /\)$/ && gsub(/\(/, "(", t) < gsub(/\)/, ")", t))
+				sub(/\)$/, "", t)
+			if (t ~ /\$/)
+				print "-", "W", d
+			else
+				print "-", "I", t
+		}' | sort -u
+}
+
+# ensure_include_index: INCLUDE_INDEX, made now if the prepared tree
+# predates it (under the tree's lock: builds side by side share it)
+ensure_include_index() {
+	INCLUDE_INDEX=${SRC_TREE%/src}/includes
+	[ ! -s "$INCLUDE_INDEX" ] || return 0
+	exec 9>"${SRC_TREE%/src}.lock"
+	flock 9
+	if [ ! -s "$INCLUDE_INDEX" ]; then
+		progress "indexing the includes of $SRC_TREE (once)"
+		include_index "$SRC_TREE" >"$INCLUDE_INDEX.tmp" &&
+			mv "$INCLUDE_INDEX.tmp" "$INCLUDE_INDEX"
+	fi
+	flock -u 9
+	[ -s "$INCLUDE_INDEX" ] || fail "cannot index the includes of $SRC_TREE"
+}
+
+# forced_includes: the headers Kbuild puts in front of every unit
+# (-include in the top Makefile and scripts/Makefile.lib)
+forced_includes() {
+	# shellcheck disable=SC2016 # make's $(srctree), read as text
+	sed -n 's/.*-include \$(srctree)\/\([^ )]*\).*/\1/p' \
+		"$SRC_TREE/Makefile" "$SRC_TREE/scripts/Makefile.lib" | sort -u
+}
+
+# reached_files FIX: the files that include one the diff changes,
+# through any chain of includes, with the changed ones (one a line).
+# A diff reaching a header every unit includes is refused: it changes
+# the whole kernel.
+reached_files() {
+	ensure_include_index
+	diff_files "$1" >"$WORK/changed"
+	awk -f "$KLPC_BUILD_DIR/reach.awk" "$WORK/changed" "$INCLUDE_INDEX" |
+		sort -u >"$WORK/reached"
+	_all=$(forced_includes | grep -xF -f - "$WORK/reached" | head -n 1) || true
+	[ -z "$_all" ] ||
+		fail "$1 changes $_all, which Kbuild includes in every unit (-include): it cannot be live-patched unit by unit"
+	cat "$WORK/reached"
+}
+
+# kbuild_dir DIR: objs.mk's three lines for DIR of the prepared tree,
+# cached per tree (the configuration never changes under it)
+kbuild_dir() {
+	_f=$UNIT_CACHE/.dirs/d:$(echo "$1" | tr / :)
+	if [ ! -f "$_f" ]; then
+		mkdir -p "$UNIT_CACHE/.dirs"
+		make -s -r -C "$SRC_TREE" -f "$KLPC_BUILD_DIR/objs.mk" \
+			obj="$1" srctree=. objtree=. SRCARCH="$TGT_SRCARCH" \
+			ARCH="$TGT_SRCARCH" CC="$TGT_CC" ARCH_LIB="$(arch_lib)" \
+			klpc-objs 2>/dev/null >"$_f.$$" || echo "y" >"$_f.$$"
+		mv -f "$_f.$$" "$_f"
+	fi
+	cat "$_f"
+}
+
+# arch_lib: the library directories the top Makefile hands the top
+# Kbuild file (libs-y: lib/ and the architecture's)
+arch_lib() {
+	sed -n 's/^libs-y[[:space:]]*[:+]\{0,1\}=[[:space:]]*//p' "$SRC_TREE/Makefile" \
+		"$SRC_TREE/arch/$TGT_SRCARCH/Makefile" | tr '\n' ' '
+}
+
+# dir_descended DIR: Kbuild descends into DIR (the tree's top, or a
+# subdirectory of a directory it descends into)
+dir_descended() {
+	[ "$1" != . ] || return 0
+	_a=$1
+	while [ "$_a" != . ]; do
+		case $_a in */*) _a=${_a%/*} ;; *) _a=. ;; esac
+		if kbuild_dir "$_a" | grep '^d ' | tr ' ' '\n' | grep -qxF "$1"; then
+			dir_descended "$_a"
+			return
+		fi
+	done
+	return 1
+}
+
+# unit_configured UNIT: the configuration builds UNIT (dir/x.o): some
+# directory at or above it lists it (a module's parts may be listed one
+# directory up, as fs/xfs lists libxfs/), and Kbuild descends there.
+unit_configured() {
+	_d=$1
+	while [ "$_d" != . ]; do
+		case $_d in */*) _d=${_d%/*} ;; *) _d=. ;; esac
+		if kbuild_dir "$_d" | grep -E '^[ym] ' | tr ' ' '\n' | grep -qxF "$1"; then
+			dir_descended "$_d"
+			return
+		fi
+	done
+	return 1
+}
+
+# reached_units FIX: the units (dir/x.o) the diff may change that the
+# configuration builds, one a line; each reached one it does not build
+# is named with --verbose.
+reached_units() {
+	_files=$(reached_files "$1") || exit 1
+	for _f in $(echo "$_files" | grep -E '\.[cS]$'); do
+		_u=${_f%.*}.o
+		if unit_configured "$_u"; then
+			echo "$_u"
+		else
+			verbose "${_f}: not built by $TGT_KVER's configuration (left out)" >&2
+		fi
+	done
+}
