@@ -283,6 +283,18 @@ do_build_refusals() {
 	"$ROOT/klp-build/check-build.sh" "$kver"
 }
 
+# the units klpc build finds for a diff: through a directory's -I, a .c
+# another .c includes (klp-build/check-reach.sh)
+do_build_reach() {
+	kver=${KDIR##*/linux-headers-}
+	if [ "$kver" = "$KDIR" ] || ! dpkg-query -W "linux-headers-$kver" >/dev/null 2>&1; then
+		echo "skipped: $KDIR is not an installed Debian headers package"
+		return 0
+	fi
+	ensure_pkgs linux-source-6.1 xz-utils patch
+	"$ROOT/klp-build/check-reach.sh" "$kver"
+}
+
 # Debian's -rt flavour (PREEMPT_RT): building klpc.ko alone, as klpc-dkms
 # does, against its headers must stop at once with Kbuild's reason.
 do_rt_refused() {
@@ -333,6 +345,7 @@ main() {
 	step "klpc-compare and its host tests" do_compare
 	step "klpc-fix-lines and its host tests" do_lines
 	step "klpc build refuses what it cannot patch" do_build_refusals
+	step "klpc build finds every unit a diff reaches" do_build_reach
 	step "klpc-tools as installed" do_installed
 	step "a patch built out of tree (klpc-patch.mk)" do_patch_build
 	step "PREEMPT_RT refused" do_rt_refused
