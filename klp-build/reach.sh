@@ -107,15 +107,20 @@ reached_files() {
 }
 
 # kbuild_dir DIR: objs.mk's three lines for DIR of the prepared tree,
-# cached per tree (the configuration never changes under it)
+# cached per tree (the configuration never changes under it).  A make
+# that fails is no answer: the build stops, and nothing is cached.
 kbuild_dir() {
 	_f=$UNIT_CACHE/.dirs/d:$(echo "$1" | tr / :)
 	if [ ! -f "$_f" ]; then
 		mkdir -p "$UNIT_CACHE/.dirs"
-		make -s -r -C "$SRC_TREE" -f "$KLPC_BUILD_DIR/objs.mk" \
-			obj="$1" srctree=. objtree=. SRCARCH="$TGT_SRCARCH" \
-			ARCH="$TGT_SRCARCH" CC="$TGT_CC" ARCH_LIB="$(arch_lib)" \
-			klpc-objs 2>/dev/null >"$_f.$$" || echo "y" >"$_f.$$"
+		if ! env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -r -C "$SRC_TREE" \
+			-f "$KLPC_BUILD_DIR/objs.mk" obj="$1" srctree=. objtree=. \
+			SRCARCH="$TGT_SRCARCH" ARCH="$TGT_SRCARCH" CC="$TGT_CC" \
+			ARCH_LIB="$(arch_lib)" klpc-objs >"$_f.$$" 2>>"$WORK/build.log" ||
+			[ "$(grep -c '^[ymd]\( \|$\)' "$_f.$$")" != 3 ]; then
+			rm -f "$_f.$$"
+			fail "Kbuild cannot list the objects of $1 ($WORK/build.log)"
+		fi
 		mv -f "$_f.$$" "$_f"
 	fi
 	cat "$_f"
@@ -135,7 +140,8 @@ dir_descended() {
 	_a=$1
 	while [ "$_a" != . ]; do
 		case $_a in */*) _a=${_a%/*} ;; *) _a=. ;; esac
-		if kbuild_dir "$_a" | grep '^d ' | tr ' ' '\n' | grep -qxF "$1"; then
+		_l=$(kbuild_dir "$_a") || exit 1
+		if echo "$_l" | grep '^d ' | tr ' ' '\n' | grep -qxF "$1"; then
 			dir_descended "$_a"
 			return
 		fi
@@ -150,7 +156,8 @@ unit_configured() {
 	_d=$1
 	while [ "$_d" != . ]; do
 		case $_d in */*) _d=${_d%/*} ;; *) _d=. ;; esac
-		if kbuild_dir "$_d" | grep -E '^[ym] ' | tr ' ' '\n' | grep -qxF "$1"; then
+		_l=$(kbuild_dir "$_d") || exit 1
+		if echo "$_l" | grep -E '^[ym] ' | tr ' ' '\n' | grep -qxF "$1"; then
 			dir_descended "$_d"
 			return
 		fi
