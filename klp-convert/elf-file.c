@@ -210,3 +210,155 @@ bool kelf_is_rela(const struct kelf_sec *s)
 {
 	return s->sh.sh_type == SHT_RELA && !s->drop;
 }
+
+/*
+ * What a PC-relative relocation in code reaches.  The CPU adds the
+ * displacement to the address of the next instruction, so the assembler
+ * writes the target less the bytes from the displacement to the end of
+ * the instruction: its 4, and those of an immediate that follows it
+ * ("cmpb $0x0,flag(%rip)", 80 3d disp32 ib, has the addend flag - 5).
+ * Taking every addend for the target less 4 reaches the byte after
+ * a one-byte flag, or the flag next to it.
+ *
+ * Decoded backwards from the displacement, as far as the kernel's code
+ * needs: a call, jmp or jcc (rel32, no immediate), or a ModRM byte of a
+ * RIP-relative operand (mod 00, r/m 101) just before it, the opcode
+ * before that, and the legacy and REX prefixes before the opcode.
+ */
+
+/* a two-byte opcode 0f @op that takes a ModRM byte and an 8-bit immediate */
+static bool twobyte_ib(unsigned char op)
+{
+	switch (op) {
+	case 0x70:	/* pshufw/pshufd */
+	case 0xa4:	/* shld */
+	case 0xac:	/* shrd */
+	case 0xba:	/* bt, bts, btr, btc with an immediate */
+	case 0xc2:	/* cmpps */
+	case 0xc4:	/* pinsrw */
+	case 0xc6:	/* shufps */
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A two-byte opcode 0f @op whose ModRM byte may be @modrm: not a jcc, nor
+ * an opcode without a memory operand, nor 0f c7's invalid /0 (so that the
+ * last byte of the instruction before, when it is 0f, is not taken for
+ * a prefix of "c7 05 disp32 id", a mov to memory).
+ */
+static bool twobyte_modrm(unsigned char op, unsigned char modrm)
+{
+	if ((op >= 0x80 && op <= 0x8f) || (op >= 0xc8 && op <= 0xcf) ||
+	    op == 0x05 || op == 0x06 || op == 0x07 || op == 0x08 ||
+	    op == 0x09 || op == 0x0b || op == 0x31 || op == 0x34 ||
+	    op == 0x35 || op == 0xa0 || op == 0xa1 || op == 0xa2 ||
+	    op == 0xa8 || op == 0xa9 || op == 0xaa || op == 0x77)
+		return false;
+	if (op == 0xc7)
+		return (modrm & 0x38) != 0;
+	return true;
+}
+
+/* the bytes of the 16- or 32-bit immediate of an instruction at @op */
+static int imm_z(const unsigned char *d, size_t op)
+{
+	size_t i = op;
+
+	/* REX.W: a 64-bit operand, whose immediate is 32 bits */
+	if (i && (d[i - 1] & 0xf0) == 0x40) {
+		if (d[i - 1] & 0x08)
+			return 4;
+		i--;
+	}
+	/* the legacy prefixes: an operand-size prefix makes it 16 bits */
+	while (i && op - i < 4) {
+		unsigned char p = d[i - 1];
+
+		if (p == 0x66)
+			return 2;
+		if (p != 0xf0 && p != 0xf2 && p != 0xf3 && p != 0x2e &&
+		    p != 0x36 && p != 0x3e && p != 0x26 && p != 0x64 &&
+		    p != 0x65 && p != 0x67)
+			break;
+		i--;
+	}
+	return 4;
+}
+
+/* the immediate's bytes after a one-byte opcode at @op with ModRM @modrm */
+static int imm_onebyte(const unsigned char *d, size_t op, unsigned char modrm)
+{
+	switch (d[op]) {
+	case 0x6b:	/* imul Gv, Ev, Ib */
+	case 0x80:	/* add ... cmp Eb, Ib */
+	case 0x83:	/* add ... cmp Ev, Ib */
+	case 0xc0:	/* rol ... sar Eb, Ib */
+	case 0xc1:	/* rol ... sar Ev, Ib */
+	case 0xc6:	/* mov Eb, Ib */
+		return 1;
+	case 0x69:	/* imul Gv, Ev, Iz */
+	case 0x81:	/* add ... cmp Ev, Iz */
+	case 0xc7:	/* mov Ev, Iz */
+		return imm_z(d, op);
+	case 0xf6:	/* test Eb, Ib is /0 (and /1); not, neg, mul, div have none */
+		return (modrm & 0x38) <= 0x08 ? 1 : 0;
+	case 0xf7:	/* test Ev, Iz */
+		return (modrm & 0x38) <= 0x08 ? imm_z(d, op) : 0;
+	}
+	return 0;
+}
+
+/* the bytes after the displacement at @at of code @d (@size bytes) */
+static int bytes_after_disp(const unsigned char *d, size_t size, size_t at)
+{
+	unsigned char modrm;
+
+	if (at < 2 || at + 4 > size)
+		return 0;
+	/* call, jmp, jcc: the displacement ends the instruction */
+	if (d[at - 1] == 0xe8 || d[at - 1] == 0xe9 ||
+	    (d[at - 2] == 0x0f && (d[at - 1] & 0xf0) == 0x80))
+		return 0;
+	modrm = d[at - 1];
+	if ((modrm & 0xc7) != 0x05)
+		return 0;
+	/* three-byte opcodes: 0f 3a xx all take an 8-bit immediate */
+	if (at >= 4 && d[at - 4] == 0x0f && (d[at - 3] == 0x3a || d[at - 3] == 0x38))
+		return d[at - 3] == 0x3a;
+	if (at >= 3 && d[at - 3] == 0x0f && twobyte_modrm(d[at - 2], modrm))
+		return twobyte_ib(d[at - 2]);
+	return imm_onebyte(d, at - 2, modrm);
+}
+
+/**
+ * kelf_rela_target() - the offset in its symbol that a relocation reaches
+ * @k:		the file
+ * @sec:	the section the relocation applies to
+ * @r:		the relocation
+ *
+ * The addend, but for a PC-relative relocation in code, where the addend
+ * is the target less the bytes from the displacement to the end of the
+ * instruction.  A PC-relative one in data (".long sym - .": the special
+ * sections' entries) reaches sym plus the addend.
+ *
+ * Return: the offset from the relocation's symbol.
+ */
+long long kelf_rela_target(const struct kelf *k, size_t sec,
+			   const Elf64_Rela *r)
+{
+	unsigned int type = ELF64_R_TYPE(r->r_info);
+	const struct kelf_sec *s;
+
+	if (type != R_X86_64_PC32 && type != R_X86_64_PLT32)
+		return r->r_addend;
+	if (!sec || sec >= k->nsec)
+		return r->r_addend + 4;
+	s = &k->secs[sec];
+	if (!(s->sh.sh_flags & SHF_EXECINSTR))
+		return r->r_addend;
+	if (!s->data)
+		return r->r_addend + 4;
+	return r->r_addend + 4 + bytes_after_disp(s->data, s->size, r->r_offset);
+}

@@ -50,6 +50,8 @@ size_t kelf_str_add(struct kelf *k, size_t strsec, const char *s);
 Elf64_Sym *kelf_syms(const struct kelf *k, size_t *nr);
 const char *kelf_sym_name(const struct kelf *k, const Elf64_Sym *sym);
 bool kelf_is_rela(const struct kelf_sec *s);
+long long kelf_rela_target(const struct kelf *k, size_t sec,
+			   const Elf64_Rela *r);
 
 int kelf_remove_dropped(struct kelf *k);
 int kelf_sort_symbols(struct kelf *k);
