@@ -3,11 +3,14 @@
 # compiles them for klpc build (-ffunction-sections -fdata-sections, an
 # fentry call recorded in __mcount_loc, the kernel's inline being notrace),
 # each pair compared, its output checked against what a live patch needs.
+# The cases named emit_* also cut the patched unit down with klpc-emit, as
+# klpc build does, and check what the module would carry.
 # Usage: klp-build/compare/check-compare.sh [WORKDIR]
 # Prints one line per case and "compare: N passed, N failed".
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 COMPARE=$ROOT/klp-build/compare/klpc-compare
+EMIT=$ROOT/klp-build/emit/klpc-emit
 DIR=${1:-$ROOT/build/check/compare}
 PASSED=0
 FAILED=0
@@ -20,7 +23,12 @@ PRELUDE='#define notrace __attribute__((no_instrument_function))
 #define __init __attribute__((section(".init.text"))) notrace
 extern void __might_sleep(const char *file, int line);
 extern void report(int v);
-extern int ext(int v);'
+extern int ext(int v);
+#define unlikely(x) __builtin_expect(!!(x), 0)
+extern __attribute__((cold)) void complain(const char *s, int v);
+/* as DO_ONCE_LITE_IF(): the flags share .data.once */
+#define complain_once(s, v) ({ static _Bool __attribute__((section(".data.once"))) __already_done; \
+	if (unlikely(!__already_done)) { __already_done = 1; complain(s, v); } })'
 
 result() {
 	if [ "$1" = ok ]; then
@@ -290,12 +298,198 @@ EOF
 	fi
 }
 
+# a clone reports once in its cold part, its one user of the flag; a new
+# site elsewhere moves that flag in .data.once: the clone is no change
+# (its flag is paired through the clone, paired first)
+case_once_clone() {
+	for _x in a b; do
+		_new=
+		[ "$_x" = a ] || _new='if (v > 99) complain_once("f: huge", v);'
+		unit "onceclone-$_x" <<EOF
+struct req { int v, w; };
+static noinline int scale(struct req *r, int unused)
+{
+	if (unlikely(r->v < 0))
+		complain_once("scale: negative", r->v);
+	return ext(r->v) * 3;
+}
+int f(int v) { struct req r = { v, 1 }; $_new return scale(&r, 1); }
+int g(int v) { struct req r = { v, 2 }; return scale(&r, 2) + 1; }
+EOF
+	done
+	_st=0
+	_out=$("$COMPARE" "$DIR/onceclone-a.o" "$DIR/onceclone-b.o" 2>&1) || _st=$?
+	if [ "$_st" != 0 ] || ! echo "$_out" | grep -qx 'changed f' ||
+		[ "$(echo "$_out" | grep -c '^changed ')" != 1 ] ||
+		[ "$(echo "$_out" | grep -c '^new-data ')" != 1 ]; then
+		result fail onceclone "exit $_st: $(echo "$_out" | paste -sd, -)"
+	else
+		result ok onceclone
+	fi
+}
+
+# emitted NAME: NAME-b.o cut down by klpc-emit from what klpc-compare
+# printed for NAME-a.o and NAME-b.o, as klpc build does: NAME-out.o;
+# klpc-emit's lines (or either tool's message) in NAME.emit
+emitted() {
+	"$COMPARE" "$DIR/$1-a.o" "$DIR/$1-b.o" >"$DIR/$1.changes" 2>"$DIR/$1.emit" &&
+		"$EMIT" "$DIR/$1-b.o" "$DIR/$1.changes" klpc_new_u0 "$DIR/$1-out.o" \
+			>"$DIR/$1.emit" 2>&1
+}
+
+# defined OBJ SYM: OBJ defines SYM
+defined() {
+	nm --defined-only "$1" | awk '{ print $3 }' | grep -qxF -- "$2"
+}
+
+# expect_carried NAME TEXT SYM...: klpc-emit cuts NAME-b.o down to an
+# object that holds TEXT (a string, or '') and defines each SYM itself
+expect_carried() {
+	_name=$1 _text=$2
+	shift 2
+	if ! emitted "$_name"; then
+		result fail "$_name-emit" "$(cat "$DIR/$_name.emit")"
+		return 0
+	fi
+	for _s in "$@"; do
+		defined "$DIR/$_name-out.o" "$_s" && continue
+		result fail "$_name-emit" "$_s is not carried: $(nm "$DIR/$_name-out.o" | grep -F -e "${_s%%.*}" | sed 's/^ *//' | paste -sd, -)"
+		return 0
+	done
+	if [ -n "$_text" ] && ! strings "$DIR/$_name-out.o" | grep -qF -- "$_text"; then
+		result fail "$_name-emit" "no '$_text' in the module's object"
+	else
+		result ok "$_name-emit"
+	fi
+}
+
+# flags_of OBJ FUNC: the .data.once flags FUNC tests, in order: each
+# "cmpb $0x0,flag(%rip)" (80 3d disp32 imm8), whose relocation's addend
+# is the flag's offset less 5, the displacement's 4 bytes and the
+# immediate's 1
+flags_of() {
+	{
+		nm "$1" | awk '$3 ~ /^__already_done/ { print "sym", $1, $3 }'
+		objdump -dr --section=".text.$2" "$1" | awk '
+			/\tcmpb  *\$0x0,0x0\(%rip\)/ { cmp = 1; next }
+			cmp && /R_X86_64_PC32[ \t]+\.data\.once/ {
+				a = $0
+				sub(/.*\.data\.once/, "", a)
+				print "ref", a
+			}
+			{ cmp = 0 }'
+	} | awk '
+		function hex(a,   v, i) {
+			v = 0
+			sub(/^0x/, "", a)
+			for (i = 1; i <= length(a); i++)
+				v = v * 16 + index("0123456789abcdef", substr(a, i, 1)) - 1
+			return v
+		}
+		$1 == "sym" { at[hex($2)] = $3; next }
+		$1 == "ref" {
+			off = 0
+			if ($2 ~ /^-/)
+				off = -hex(substr($2, 2))
+			else if ($2 ~ /^\+/)
+				off = hex(substr($2, 2))
+			print at[off + 5]
+		}'
+}
+
+# once_unit NAME EXTRA: f and g report once each (two adjacent flags in
+# .data.once); g adds EXTRA
+once_unit() {
+	unit "$1" <<EOF
+int f(int v) { if (v > 9) complain_once("f: big", v); return ext(v) + $2; }
+int g(int v) { if (v > 9) complain_once("g: big", v); $3 return ext(v) + 1; }
+EOF
+}
+
+# a new report-once site in a changed function: its flag is new data of
+# the patch; the unchanged f, whose flag moved in .data.once, is no change
+case_emit_once_new() {
+	once_unit oncenew-a 1 ''
+	once_unit oncenew-b 1 'if (v < 0) complain_once("g: negative", v);'
+	_fa=$(flags_of "$DIR/oncenew-a.o" f)
+	_fb=$(flags_of "$DIR/oncenew-b.o" f)
+	_gb=$(flags_of "$DIR/oncenew-b.o" g | paste -sd' ' -)
+	_st=0
+	_out=$("$COMPARE" "$DIR/oncenew-a.o" "$DIR/oncenew-b.o" 2>&1) || _st=$?
+	_new=$(echo "$_out" | sed -n 's/^new-data //p')
+	if [ "$_st" != 0 ] || [ -z "$_fa" ] || [ -z "$_fb" ]; then
+		result fail oncenew "exit $_st, f's flags '$_fa' '$_fb': $_out"
+	elif echo "$_out" | grep -qx 'changed f' ||
+		! echo "$_out" | grep -qx 'changed g'; then
+		result fail oncenew "not g alone changed: $(echo "$_out" | paste -sd, -)"
+	elif [ "$(echo "$_new" | grep -c .)" != 1 ] ||
+		! echo " $_gb " | grep -qF " $_new "; then
+		result fail oncenew "new data '$_new', not one of g's flags ($_gb): $(echo "$_out" | paste -sd, -)"
+	elif [ "$_fa" != "$_fb" ] && ! echo "$_out" | grep -qx "twin $_fb $_fa"; then
+		result fail oncenew "f's flag $_fb is not the original's $_fa: $(echo "$_out" | paste -sd, -)"
+	else
+		result ok oncenew
+	fi
+	expect_carried oncenew '' g
+	[ -f "$DIR/oncenew-out.o" ] || return 0
+	_u=$(nm -u "$DIR/oncenew-out.o" | grep -F __already_done || true)
+	if [ -n "$_u" ] || defined "$DIR/oncenew-out.o" f; then
+		result fail oncenew-own "the flags are not the patch's own ('$_u'), or f is carried"
+	else
+		result ok oncenew-own
+	fi
+}
+
+# two adjacent flags and no new one: the changed f must test its own flag,
+# not the one next to it (a relocation's addend is the target less 4 less
+# the bytes of an immediate after the displacement: cmpb's 1)
+case_emit_once_adjacent() {
+	once_unit onceadj-a 1 ''
+	once_unit onceadj-b 2 ''
+	expect onceadj 0 'changed f'
+	# from what the comparison must print (above), whatever it printed
+	echo 'changed f' >"$DIR/onceadj.changes"
+	if ! "$EMIT" "$DIR/onceadj-b.o" "$DIR/onceadj.changes" klpc_new_u0 \
+		"$DIR/onceadj-out.o" >"$DIR/onceadj.emit" 2>&1; then
+		result fail onceadj-emit "$(cat "$DIR/onceadj.emit")"
+		return 0
+	fi
+	_want=$(flags_of "$DIR/onceadj-b.o" f)
+	_got=$(flags_of "$DIR/onceadj-out.o" f)
+	if [ -z "$_want" ] || [ "$_got" != "$_want" ]; then
+		result fail onceadj-emit "f tests '$_got' in the module, '$_want' in the unit: $(nm "$DIR/onceadj-out.o" | grep -F __already_done | sed 's/^ *//' | paste -sd, -)"
+	else
+		result ok onceadj-emit
+	fi
+}
+
+# a static flag of its own section tested with an immediate (cmpb $0):
+# the kernel's, by its name
+case_emit_imm_static() {
+	for _x in a:1 b:2; do
+		unit "immstatic-${_x%:*}" <<EOF
+static _Bool seen;
+int f(int v) { if (!seen) { seen = 1; report(v); } return ext(v) + ${_x#*:}; }
+EOF
+	done
+	expect immstatic 0 'changed f'
+	if ! emitted immstatic; then
+		result fail immstatic-emit "$(cat "$DIR/immstatic.emit")"
+	elif ! nm -u "$DIR/immstatic-out.o" | awk '{ print $2 }' | grep -qx seen; then
+		result fail immstatic-emit "the kernel's seen is not used: $(nm "$DIR/immstatic-out.o" | sed 's/^ *//' | paste -sd, -)"
+	else
+		result ok immstatic-emit
+	fi
+}
+
 main() {
 	[ -x "$COMPARE" ] || { echo "no $COMPARE: make klp-build/compare/klpc-compare"; exit 1; }
+	[ -x "$EMIT" ] || make -s -C "$ROOT" klp-build/emit/klpc-emit
 	rm -rf "$DIR"
 	mkdir -p "$DIR"
 	for c in same body inline notrace global_notrace data rodata init \
-		line strings new static_local static_renumbered digits key_order; do
+		line strings new static_local static_renumbered digits key_order \
+		emit_once_new emit_once_adjacent emit_imm_static once_clone; do
 		"case_$c"
 	done
 	echo "compare: $PASSED passed, $FAILED failed"

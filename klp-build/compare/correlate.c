@@ -166,13 +166,12 @@ static struct cmp_sym *func_at(struct cmp_obj *o, size_t sec, GElf_Addr off)
 	return NULL;
 }
 
-/* does relocation @r of @o reach data symbol @d? */
-static bool reaches(const struct cmp_obj *o, const Elf64_Rela *r,
+/* does relocation @r, of section @sec of @o, reach data symbol @d? */
+static bool reaches(const struct cmp_obj *o, size_t sec, const Elf64_Rela *r,
 		    const struct cmp_sym *d)
 {
 	size_t nr, idx = ELF64_R_SYM(r->r_info);
 	const Elf64_Sym *syms = kelf_syms(&o->elf, &nr), *t;
-	unsigned int type;
 	GElf_Sxword off;
 
 	if (idx >= nr)
@@ -182,11 +181,8 @@ static bool reaches(const struct cmp_obj *o, const Elf64_Rela *r,
 		return true;
 	if (ELF64_ST_TYPE(t->st_info) != STT_SECTION || t->st_shndx != d->sec)
 		return false;
-	/* a PC-relative reference's addend is the target less 4 */
-	off = r->r_addend;
-	type = ELF64_R_TYPE(r->r_info);
-	if (type == R_X86_64_PC32 || type == R_X86_64_PLT32)
-		off += 4;
+	/* the offset reached, not the addend: flags lie side by side */
+	off = kelf_rela_target(&o->elf, sec, r);
 	return off >= (GElf_Sxword)d->sym->st_value &&
 	       off < (GElf_Sxword)(d->sym->st_value + (d->sym->st_size ?: 1));
 }
@@ -216,7 +212,7 @@ size_t cmp_users(const struct cmp_obj *o, const struct cmp_sym *d,
 		for (j = 0; j < nr && n < max; j++) {
 			struct cmp_sym *f;
 
-			if (!reaches(o, &r[j], d))
+			if (!reaches(o, s->sh.sh_info, &r[j], d))
 				continue;
 			f = func_at((struct cmp_obj *)o, s->sh.sh_info,
 				    r[j].r_offset);
@@ -238,15 +234,18 @@ static struct cmp_sym *first_user(struct cmp_obj *o, const struct cmp_sym *d)
 	return cmp_users(o, d, &f, 1) ? f : NULL;
 }
 
-/* the data symbol of @o with @s's key that relocation @r reaches, or NULL */
-static struct cmp_sym *reached(struct cmp_obj *o, const Elf64_Rela *r,
-			       const struct cmp_sym *s)
+/*
+ * The data symbol of @o with @s's key that relocation @r (of section
+ * @sec) reaches, or NULL.
+ */
+static struct cmp_sym *reached(struct cmp_obj *o, size_t sec,
+			       const Elf64_Rela *r, const struct cmp_sym *s)
 {
 	size_t i;
 
 	for (i = 0; i < o->nr; i++)
 		if (same_kind(&o->syms[i], s) && !strcmp(o->syms[i].key, s->key) &&
-		    reaches(o, r, &o->syms[i]))
+		    reaches(o, sec, r, &o->syms[i]))
 			return &o->syms[i];
 	return NULL;
 }
@@ -274,7 +273,7 @@ static size_t key_refs(struct cmp_obj *o, const struct cmp_sym *f,
 			if (r[j].r_offset < fs->st_value ||
 			    r[j].r_offset >= fs->st_value + fs->st_size)
 				continue;
-			d = reached(o, &r[j], s);
+			d = reached(o, f->sec, &r[j], s);
 			for (k = 0; d && k < n; k++)
 				if (out[k] == d)
 					d = NULL;
@@ -348,31 +347,16 @@ static void pair(struct cmp_sym *a, struct cmp_sym *b)
 	b->twin = a;
 }
 
-/**
- * cmp_correlate() - pair the symbols of @orig and @patched
- *
- * Names without gcc's numbers pair by name.  Numbered functions (clones)
- * pair by their key where it is unique in both, else by name; numbered
- * data (static locals) by the function that uses them, or by a unique
- * key when no function does.
- *
- * A data symbol whose twin cannot be told is marked ambiguous: the
- * caller refuses it.
- */
-void cmp_correlate(struct cmp_obj *orig, struct cmp_obj *patched)
+/* pair the numbered symbols of @patched that are functions (@funcs) or data */
+static void correlate_numbered(struct cmp_obj *orig, struct cmp_obj *patched,
+			       bool funcs)
 {
 	struct cmp_sym *s, *t;
 	size_t i, n1, n2;
 
 	for (i = 0; i < patched->nr; i++) {
 		s = &patched->syms[i];
-		t = numbered(s) ? NULL : by_name(orig, s);
-		if (t)
-			pair(s, t);
-	}
-	for (i = 0; i < patched->nr; i++) {
-		s = &patched->syms[i];
-		if (s->twin)
+		if (s->twin || cmp_is_func(s) != funcs)
 			continue;
 		t = by_key(orig, s, &n1);
 		by_key(patched, s, &n2);
@@ -385,4 +369,31 @@ void cmp_correlate(struct cmp_obj *orig, struct cmp_obj *patched)
 		if (t)
 			pair(s, t);
 	}
+}
+
+/**
+ * cmp_correlate() - pair the symbols of @orig and @patched
+ *
+ * Names without gcc's numbers pair by name.  Numbered functions (clones)
+ * pair by their key where it is unique in both, else by name; numbered
+ * data (static locals) by the function that uses them, or by a unique
+ * key when no function does: after the functions, whose twins tell
+ * (a clone's cold part may be the one user of a report-once flag).
+ *
+ * A data symbol whose twin cannot be told is marked ambiguous: the
+ * caller refuses it.
+ */
+void cmp_correlate(struct cmp_obj *orig, struct cmp_obj *patched)
+{
+	struct cmp_sym *s, *t;
+	size_t i;
+
+	for (i = 0; i < patched->nr; i++) {
+		s = &patched->syms[i];
+		t = numbered(s) ? NULL : by_name(orig, s);
+		if (t)
+			pair(s, t);
+	}
+	correlate_numbered(orig, patched, true);
+	correlate_numbered(orig, patched, false);
 }

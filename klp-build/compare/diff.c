@@ -180,14 +180,53 @@ static bool same_named(const struct cmp_obj *a, const Elf64_Sym *sa,
 	return same_key(kelf_sym_name(&a->elf, sa), kelf_sym_name(&b->elf, sb));
 }
 
-static bool same_target(const struct cmp_obj *oa, const Elf64_Rela *ra,
-			const struct cmp_obj *ob, const Elf64_Rela *rb)
+/* the function or data object of @o in section @sec that covers @off */
+static const struct cmp_sym *covering(const struct cmp_obj *o, size_t sec,
+				      GElf_Sxword off)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr; i++) {
+		const Elf64_Sym *s = o->syms[i].sym;
+
+		if (o->syms[i].sec == sec && off >= (GElf_Sxword)s->st_value &&
+		    off < (GElf_Sxword)(s->st_value + (s->st_size ?: 1)))
+			return &o->syms[i];
+	}
+	return NULL;
+}
+
+/*
+ * Two references into a section by its symbol, at @offa and @offb:
+ * the same place of twins (a report-once flag whose neighbour in
+ * .data.once is new moves, and is the same flag), else the same offset.
+ */
+static bool same_place(const struct cmp_obj *oa, size_t seca, GElf_Sxword offa,
+		       const struct cmp_obj *ob, size_t secb, GElf_Sxword offb)
+{
+	const struct cmp_sym *ca = covering(oa, seca, offa);
+	const struct cmp_sym *cb = covering(ob, secb, offb);
+
+	if (!ca || !cb || (!ca->twin && !cb->twin))
+		return offa == offb;
+	return ca->twin == cb &&
+	       offa - (GElf_Sxword)ca->sym->st_value ==
+	       offb - (GElf_Sxword)cb->sym->st_value;
+}
+
+/*
+ * Relocation @ra of section @a_sec (in @oa) and @rb of @b_sec (in @ob)
+ * reach the same: a twin, a string of the same text, the same place.
+ */
+static bool same_target(const struct cmp_obj *oa, size_t a_sec,
+			const Elf64_Rela *ra, const struct cmp_obj *ob,
+			size_t b_sec, const Elf64_Rela *rb)
 {
 	const struct kelf *a = &oa->elf, *b = &ob->elf;
 	unsigned int type = ELF64_R_TYPE(ra->r_info);
 	const Elf64_Sym *sa = rela_sym(a, ra), *sb = rela_sym(b, rb);
 	const struct kelf_sec *seca, *secb;
-	GElf_Sxword adj;
+	GElf_Sxword offa, offb;
 
 	if (!sa || !sb || type != ELF64_R_TYPE(rb->r_info))
 		return false;
@@ -202,13 +241,12 @@ static bool same_target(const struct cmp_obj *oa, const Elf64_Rela *ra,
 	secb = &b->secs[sb->st_shndx];
 	if (!same_key(seca->name, secb->name))
 		return false;
-	if (!(seca->sh.sh_flags & SHF_MERGE))
-		return ra->r_addend == rb->r_addend;
-	/* a PC-relative reference's addend is the target less 4 */
-	adj = pc_relative(type) ? 4 : 0;
 	/* a label's offset is its value (a section symbol's is 0) */
-	return same_merged(seca, sa->st_value + ra->r_addend + adj,
-			   secb, sb->st_value + rb->r_addend + adj);
+	offa = sa->st_value + kelf_rela_target(a, a_sec, ra);
+	offb = sb->st_value + kelf_rela_target(b, b_sec, rb);
+	if (!(seca->sh.sh_flags & SHF_MERGE))
+		return same_place(oa, sa->st_shndx, offa, ob, sb->st_shndx, offb);
+	return same_merged(seca, offa, secb, offb);
 }
 
 /* a named function of line_takers[] is called within 32 bytes of @off */
@@ -283,7 +321,7 @@ bool cmp_same(const struct cmp_obj *a, const struct cmp_sym *sa,
 		return false;
 	for (i = 0; i < nra; i++)
 		if (ra[i].r_offset - va != rb[i].r_offset - vb ||
-		    !same_target(a, &ra[i], b, &rb[i]))
+		    !same_target(a, sa->sec, &ra[i], b, sb->sec, &rb[i]))
 			return false;
 	if (seca->sh.sh_type == SHT_NOBITS)
 		return true;

@@ -77,6 +77,20 @@ int emit_keep_symbol(struct emit *e, size_t idx)
 	return 0;
 }
 
+/*
+ * The flags of DO_ONCE_LITE() (pr_*_once(), WARN_ONCE(), printk_once()),
+ * side by side in .data.once: vmlinux has hundreds of __already_done.N,
+ * away from their unit's other symbols, so which is the kernel's one of
+ * this unit cannot be told (kallsyms.awk).  The patch has its own, zero
+ * at load: a new site's flag is new anyway, and an existing site reports
+ * once more at most.
+ */
+static bool once_flag(const struct emit *e, const Elf64_Sym *s)
+{
+	return ELF64_ST_TYPE(s->st_info) == STT_OBJECT &&
+	       !strcmp(e->elf.secs[s->st_shndx].name, ".data.once");
+}
+
 /* a defined function or object that kept code reaches */
 static int reach_symbol(struct emit *e, size_t idx)
 {
@@ -91,6 +105,8 @@ static int reach_symbol(struct emit *e, size_t idx)
 		e->fate[idx] = EMIT_KEEP;
 		return 0;
 	}
+	if (once_flag(e, s))
+		return emit_keep_symbol(e, idx);
 	if (type == STT_FUNC || (type == STT_OBJECT && writable(e, s->st_shndx))) {
 		e->fate[idx] = EMIT_EXTERN;
 		return 0;
@@ -113,8 +129,7 @@ int emit_reach(struct emit *e, const Elf64_Rela *r, size_t from)
 {
 	size_t nr, idx = ELF64_R_SYM(r->r_info), sec, at;
 	Elf64_Sym *syms = kelf_syms(&e->elf, &nr);
-	unsigned int type = ELF64_R_TYPE(r->r_info);
-	long long off = r->r_addend;
+	long long off;
 
 	if (!idx || idx >= nr)
 		return idx ? emit_err(e, "%s: bad symbol index %zu",
@@ -130,9 +145,7 @@ int emit_reach(struct emit *e, const Elf64_Rela *r, size_t from)
 		keep_section(e, sec);
 		return 0;
 	}
-	/* a PC-relative reference's addend is the target less 4 */
-	if (type == R_X86_64_PC32 || type == R_X86_64_PLT32)
-		off += 4;
+	off = kelf_rela_target(&e->elf, from, r);
 	at = emit_sym_at(e, sec, off);
 	if (at)
 		return reach_symbol(e, at);

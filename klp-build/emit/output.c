@@ -11,28 +11,28 @@
 #include "../../klp-convert/util.h"
 
 /*
- * A kept relocation against the section symbol of a section left out
- * points to what the symbol covering its target is: the relocation is
- * made against that symbol, which becomes the kernel's.
+ * A kept relocation (of section @in) against the section symbol of a
+ * section left out points to what the symbol covering its target is: the
+ * relocation is made against that symbol, which becomes the kernel's.
  */
-static int retarget(struct emit *e, Elf64_Rela *r, const char *in)
+static int retarget(struct emit *e, Elf64_Rela *r, size_t in)
 {
 	size_t nr, idx = ELF64_R_SYM(r->r_info), at, sec;
 	Elf64_Sym *syms = kelf_syms(&e->elf, &nr);
 	unsigned int type = ELF64_R_TYPE(r->r_info);
-	long long off = r->r_addend;
+	const char *from = e->elf.secs[in].name;
+	long long off;
 
 	if (!idx || idx >= nr || ELF64_ST_TYPE(syms[idx].st_info) != STT_SECTION)
 		return 0;
 	sec = syms[idx].st_shndx;
 	if (sec >= e->elf.nsec || e->keep[sec])
 		return 0;
-	if (type == R_X86_64_PC32 || type == R_X86_64_PLT32)
-		off += 4;
+	off = kelf_rela_target(&e->elf, in, r);
 	at = emit_sym_at(e, sec, off);
 	if (!at || e->fate[at] != EMIT_EXTERN)
 		return emit_err(e, "%s: a reference to %s+%lld cannot be kept",
-				in, e->elf.secs[sec].name, off);
+				from, e->elf.secs[sec].name, off);
 	r->r_info = ELF64_R_INFO(at, type);
 	r->r_addend -= (long long)syms[at].st_value;
 	return 0;
@@ -50,7 +50,7 @@ static int retarget_all(struct emit *e)
 		    !e->keep[s->sh.sh_info])
 			continue;
 		for (j = 0; j < s->size / sizeof(*r); j++)
-			if (retarget(e, &r[j], e->elf.secs[s->sh.sh_info].name))
+			if (retarget(e, &r[j], s->sh.sh_info))
 				return -1;
 	}
 	return 0;
