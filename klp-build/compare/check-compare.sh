@@ -363,6 +363,76 @@ expect_carried() {
 	fi
 }
 
+# A cold part (.text.unlikely) jumps back into its parent's body: a new
+# function must carry its own, not jump to the kernel's, which would run
+# the old error path and return into the old function.
+cold_unit() {
+	unit "$1" <<EOF
+int f(int v)
+{
+	if (unlikely(v < 0)) {
+		complain("$2", v);
+		return ext(-v) - 7;
+	}
+	return ext(v) + $3;
+}
+EOF
+}
+
+# only the cold part changed
+case_emit_cold_only() {
+	cold_unit coldonly-a 'f: negative' 1
+	cold_unit coldonly-b 'f: negative value' 1
+	expect coldonly 0 'changed f'
+	expect_carried coldonly 'f: negative value' f f.cold
+}
+
+# the cold part is the same, the function changed: carried all the same
+case_emit_cold_kept() {
+	cold_unit coldkept-a 'f: negative' 1
+	cold_unit coldkept-b 'f: negative' 2
+	expect coldkept 0 'changed f'
+	expect_carried coldkept '' f f.cold
+}
+
+# a clone (gcc's foo.constprop.N.isra.N) whose cold part changed is
+# patched under the running kernel's name of the clone, and carries its
+# cold part; its number is made to differ in the patched object, as gcc
+# may number it
+case_emit_clone_cold() {
+	for _x in a b; do
+		_msg='scale: negative'
+		[ "$_x" = a ] || _msg='scale: negative value'
+		unit "clone-$_x" <<EOF
+struct req { int v, w; };
+static noinline int scale(struct req *r, int unused)
+{
+	if (unlikely(r->v < 0)) {
+		complain("$_msg", r->v);
+		return -22;
+	}
+	return ext(r->v) * 3;
+}
+int f(int v) { struct req r = { v, 1 }; return scale(&r, 1); }
+int g(int v) { struct req r = { v, 2 }; return scale(&r, 2) + 1; }
+EOF
+	done
+	_c=$(nm "$DIR/clone-a.o" | awk '$3 ~ /^scale\..*[0-9]$/ { print $3 }')
+	if [ -z "$_c" ]; then
+		result fail clone "gcc made no clone of scale: $(nm "$DIR/clone-a.o" | grep scale)"
+		return 0
+	fi
+	_r=$(echo "$_c" | sed 's/\.0/.4/')
+	objcopy --redefine-sym "$_c=$_r" --redefine-sym "$_c.cold=$_r.cold" \
+		"$DIR/clone-b.o"
+	expect clone 0 "twin $_r $_c
+changed $_c
+twin $_r.cold $_c.cold"
+	expect_carried clone 'scale: negative value' "$_r" "$_r.cold"
+	grep -qx "func $_c klpc_new_u0_0" "$DIR/clone.emit" ||
+		result fail clone-name "not patched as the kernel's $_c: $(cat "$DIR/clone.emit")"
+}
+
 # flags_of OBJ FUNC: the .data.once flags FUNC tests, in order: each
 # "cmpb $0x0,flag(%rip)" (80 3d disp32 imm8), whose relocation's addend
 # is the flag's offset less 5, the displacement's 4 bytes and the
@@ -430,7 +500,7 @@ case_emit_once_new() {
 	else
 		result ok oncenew
 	fi
-	expect_carried oncenew '' g
+	expect_carried oncenew 'g: negative' g g.cold
 	[ -f "$DIR/oncenew-out.o" ] || return 0
 	_u=$(nm -u "$DIR/oncenew-out.o" | grep -F __already_done || true)
 	if [ -n "$_u" ] || defined "$DIR/oncenew-out.o" f; then
@@ -489,7 +559,8 @@ main() {
 	mkdir -p "$DIR"
 	for c in same body inline notrace global_notrace data rodata init \
 		line strings new static_local static_renumbered digits key_order \
-		emit_once_new emit_once_adjacent emit_imm_static once_clone; do
+		emit_cold_only emit_cold_kept emit_clone_cold emit_once_new \
+		emit_once_adjacent emit_imm_static once_clone; do
 		"case_$c"
 	done
 	echo "compare: $PASSED passed, $FAILED failed"

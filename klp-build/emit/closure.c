@@ -78,6 +78,18 @@ int emit_keep_symbol(struct emit *e, size_t idx)
 }
 
 /*
+ * foo.cold (foo.cold.N with older compilers): the part of foo that gcc
+ * moved to .text.unlikely, which foo jumps to and which jumps back into
+ * foo's body.  The kernel's would run the old code of the error path and
+ * return into the old foo: the new foo carries its own, changed or not.
+ */
+static bool cold_part(const struct emit *e, const Elf64_Sym *s)
+{
+	return ELF64_ST_TYPE(s->st_info) == STT_FUNC &&
+	       strstr(kelf_sym_name(&e->elf, s), ".cold");
+}
+
+/*
  * The flags of DO_ONCE_LITE() (pr_*_once(), WARN_ONCE(), printk_once()),
  * side by side in .data.once: vmlinux has hundreds of __already_done.N,
  * away from their unit's other symbols, so which is the kernel's one of
@@ -105,7 +117,7 @@ static int reach_symbol(struct emit *e, size_t idx)
 		e->fate[idx] = EMIT_KEEP;
 		return 0;
 	}
-	if (once_flag(e, s))
+	if (cold_part(e, s) || once_flag(e, s))
 		return emit_keep_symbol(e, idx);
 	if (type == STT_FUNC || (type == STT_OBJECT && writable(e, s->st_shndx))) {
 		e->fate[idx] = EMIT_EXTERN;

@@ -14,6 +14,8 @@
  * A kept relocation (of section @in) against the section symbol of a
  * section left out points to what the symbol covering its target is: the
  * relocation is made against that symbol, which becomes the kernel's.
+ * Not into a function's body: a jump back into the kernel's code (from a
+ * cold part whose function is not carried) would run the old function.
  */
 static int retarget(struct emit *e, Elf64_Rela *r, size_t in)
 {
@@ -33,6 +35,10 @@ static int retarget(struct emit *e, Elf64_Rela *r, size_t in)
 	if (!at || e->fate[at] != EMIT_EXTERN)
 		return emit_err(e, "%s: a reference to %s+%lld cannot be kept",
 				from, e->elf.secs[sec].name, off);
+	if (ELF64_ST_TYPE(syms[at].st_info) == STT_FUNC &&
+	    off != (long long)syms[at].st_value)
+		return emit_err(e, "%s: jumps into the body of %s, which the patch does not carry",
+				from, kelf_sym_name(&e->elf, &syms[at]));
 	r->r_info = ELF64_R_INFO(at, type);
 	r->r_addend -= (long long)syms[at].st_value;
 	return 0;
