@@ -137,6 +137,57 @@ main() {
 	unset KLPC_KALLSYMS
 	# each case is a build: one lane per core
 	printf '%s\n' "$ROOT"/tests/fixes/refuse-*.patch | in_lanes refuse_lane "$1"
+	# the diffs that must build: each tests/fixes/*.patch with an
+	# X-Klpc-Check: line, built as the guest's are (its kallsyms, when
+	# dumped), the module checked for what the line names, ';' apart:
+	# "defines SYM" (the module's own SYM, no .klp.sym reference to the
+	# kernel's), "holds TEXT" (the diff's new string), "patches FUNC..."
+	# (the functions replaced, all of them)
+	_ks=${KLPC_CACHE:-/var/cache/klpc}/kernel/$1/kallsyms
+	for _fix in "$ROOT"/tests/fixes/*.patch; do
+		_check=$(sed -n 's/^X-Klpc-Check: //p' "$_fix")
+		[ -n "$_check" ] || continue
+		_name=$(basename "$_fix" .patch)
+		_ko=$TMP/$_name.ko
+		_st=0
+		if [ -s "$_ks" ]; then
+			_msg=$(KLPC_KALLSYMS=$_ks "$BUILD" -k "$1" -o "$_ko" --verbose "$_fix" 2>&1) || _st=$?
+		else
+			_msg=$("$BUILD" -k "$1" -o "$_ko" --verbose "$_fix" 2>&1) || _st=$?
+		fi
+		if [ "$_st" != 0 ] || [ ! -f "$_ko" ]; then
+			result fail "$_name" "exit $_st: $(echo "$_msg" | tail -n 2)"
+			continue
+		fi
+		_why=
+		_ifs=$IFS
+		IFS=';'
+		for _c in $_check; do
+			IFS=$_ifs
+			_c=$(echo "$_c" | sed 's/^ *//; s/ *$//')
+			_arg=${_c#* }
+			case $_c in
+			defines\ *)
+				nm --defined-only "$_ko" | awk '{ print $3 }' | grep -qxF "$_arg" ||
+					_why="$_why; $_arg is not defined: $(nm "$_ko" | grep -F "$_arg" | sed 's/^ *//' | paste -sd, -)"
+				! nm "$_ko" | grep -qF ".klp.sym.vmlinux.$_arg," ||
+					_why="$_why; the kernel's $_arg is used" ;;
+			holds\ *)
+				strings "$_ko" | grep -qF "$_arg" || _why="$_why; no '$_arg' in the module" ;;
+			patches\ *)
+				_got=$(echo "$_msg" | sed -n 's/^klpc build: changed function: \([^ ]*\) .*/\1/p' | sort | paste -sd' ' -)
+				[ "$_got" = "$(echo "$_arg" | tr ' ' '\n' | sort | paste -sd' ' -)" ] ||
+					_why="$_why; patches '$_got', not '$_arg'" ;;
+			*) _why="$_why; unknown check '$_c'" ;;
+			esac
+		done
+		IFS=$_ifs
+		if [ -n "$_why" ]; then
+			result fail "$_name" "${_why#; }"
+		else
+			result ok "$_name"
+		fi
+	done
 	untouched "$1"
 	passed=$(grep -c '^ok: ' "$TMP/results") || true
 	failed=$(grep -c '^FAIL: ' "$TMP/results") || true
