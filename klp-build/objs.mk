@@ -34,8 +34,13 @@ subdir-asflags-y :=
 include $(srctree)/scripts/Kbuild.include
 include $(srctree)/scripts/Makefile.compiler
 
+# a directory without either (fs/xfs/libxfs: fs/xfs lists its objects)
+# builds nothing of its own
 kbuild-dir := $(if $(filter /%,$(src)),$(src),$(srctree)/$(src))
-include $(or $(wildcard $(kbuild-dir)/Kbuild),$(kbuild-dir)/Makefile)
+kbuild-file := $(or $(wildcard $(kbuild-dir)/Kbuild),$(wildcard $(kbuild-dir)/Makefile))
+ifneq ($(kbuild-file),)
+include $(kbuild-file)
+endif
 
 # lib-y is linked as lib.a (Makefile.lib leaves it alone): its objects
 # are configured whether or not vmlinux ends up taking them

@@ -9,19 +9,22 @@
 #	FILE a NAME	FILE has #include <NAME>
 #	FILE d NAME	FILE defines a macro as "NAME" or <NAME>, a .c or .h
 #			path, which a computed #include may name
-#	- I DIR		a directory some Makefile puts on the include path
-#	- W DIR		a Makefile there adds include directories klpc
-#			cannot read (a variable): any directory under DIR
-#			may be one
+#	- I DIR MK	the Makefile in directory MK puts DIR on the include
+#			path (MK "." for the kernel's own include path)
+#	- W MK		the Makefile in MK adds include directories klpc
+#			cannot read (a variable): any directory may be one
 # Prints every file that includes a changed file, directly or through
 # any number of others, and the changed files themselves, one a line.
 #
 # A safe superset: NAME is taken to be PATH when PATH is NAME under the
-# including file's directory (q, d), under a directory of the kernel's
-# own include path or of any Makefile's -I (whichever unit includes the
-# file, its -I list is one of those), or under a directory of a W tree
-# (NAME's leading ".." parts climbing out of it).  The compiler's search
-# can only pick one of these.
+# including file's directory (q, d), or under a directory of the
+# kernel's own include path or of a Makefile's -I: for a .c file, of a
+# Makefile at or above its directory (a unit's flags come from there);
+# for a header, of a Makefile at or above it, or one that puts the
+# header's own directory (or one above it) on the include path: how the
+# units of that Makefile find the header.  A file at or under a W Makefile's directory may take
+# NAME from anywhere: PATH just ends in NAME.  The
+# compiler's search can only pick one of these.
 
 function norm(p,    n, i, part, out, k, r) {
 	n = split(p, part, "/")
@@ -64,33 +67,56 @@ function prefix(path, tail) {
 	return ""
 }
 
-# directory D is W, or under W, for a W tree climbed UP directories
-function wild(d, up,    w, i) {
-	for (w in wilds) {
-		for (i = 0; i < up; i++)
-			w = dir(w)
-		if (w == "." || d == w || index(d, w "/") == 1)
+# directory D is M or under it
+function under(d, m) {
+	return m == "." || d == m || index(d, m "/") == 1
+}
+
+# the Makefile in MK has an -I of a directory at or above FILE's
+function declares(mk, file,    n, i, d) {
+	n = split(idecl[mk], d, " ")
+	for (i = 1; i <= n; i++)
+		if (under(dir(file), d[i]))
 			return 1
-	}
+	return 0
+}
+
+# an -I of directory D applies to FILE
+function applies(d, file,    n, i, mk) {
+	if (!(d in idirs))
+		return 0
+	n = split(idirs[d], mk, " ")
+	for (i = 1; i <= n; i++)
+		if (under(dir(file), mk[i]) ||
+		    (file !~ /\.[cS]$/ && declares(mk[i], file)))
+			return 1
+	return 0
+}
+
+# FILE may be compiled with include directories klpc cannot read
+function wild(file,    w) {
+	for (w in wilds)
+		if (under(dir(file), w))
+			return 1
 	return 0
 }
 
 # NAME (of an index line of FILE and KIND) may be PATH
-function names(path, file, kind, name,    d, rest, up) {
+function names(path, file, kind, name,    d, rest) {
 	if (kind != "a" && norm(dir(file) "/" name) == path)
 		return 1
 	rest = name
-	for (up = 0; sub(/^(\.\/)*\.\.\//, "", rest); up++)
-		;
-	if (up == 0 || rest ~ /(^|\/)\.\.\//) {
+	gsub(/(^|\/)\.\.\//, "/", rest)
+	if (wild(file) && prefix(path, norm(rest)) != "")
+		return 1
+	if (name !~ /(^|\/)\.\.\//) {
 		d = prefix(path, norm(name))
-		return d != "" && (d in idirs || wild(d, 0))
+		return d != "" && applies(d, file)
 	}
 	for (d in idirs)
-		if (norm(d "/" name) == path)
+		if (norm(d "/" name) == path && applies(d, file))
 			return 1
-	d = prefix(path, norm(rest))
-	return d != "" && wild(d, up)
+	return 0
 }
 
 function reach(p) {
@@ -106,8 +132,14 @@ NR == FNR {
 	next
 }
 
+/^#/ {
+	next
+}
+
 $1 == "-" && $2 == "I" {
-	idirs[norm($3)] = 1
+	d = norm($3)
+	idirs[d] = idirs[d] " " norm($4)
+	idecl[norm($4)] = idecl[norm($4)] " " d
 	next
 }
 

@@ -16,8 +16,12 @@
 # Sourced by klp-build/klpc-build; uses TGT_*, SRC_TREE, UNIT_CACHE and
 # WORK (prepare.sh, build-units.sh).
 
+# The include index's first line: an index of another form is made again.
+KLPC_INDEX_FORM='# klpc include index 2'
+
 # include_index TREE: the include index of TREE (reach.awk's INDEX).
 include_index() {
+	echo "$KLPC_INDEX_FORM"
 	(cd "$1" && grep -rHE --include='*.[chS]' --exclude-dir=tools \
 		--exclude-dir=Documentation --exclude-dir=scripts \
 		'^[[:space:]]*#[[:space:]]*(include|define[[:space:]]+[A-Za-z0-9_]+)[[:space:]]*[<"][^>" ]*[>"]' .) |
@@ -37,44 +41,28 @@ include_index() {
 	include_dirs "$1"
 }
 
-# include_dirs TREE: "- I DIR" for each directory a Makefile of TREE puts
-# on the include path (-I, -iquote, -idirafter), "- W DIR" for a Makefile
-# whose directories klpc cannot read (a variable other than the tree's
-# own: any directory under it may be one).
+# include_dirs TREE: "- I DIR MK" for each directory a Makefile of TREE
+# (in directory MK) puts on the include path (-I, -iquote, -idirafter),
+# its variables expanded where the Makefile assigns them plainly; "- W
+# MK" for a Makefile whose directories still name a variable klpc cannot
+# read (any directory may be one).
 include_dirs() {
-	(cd "$1" && grep -rHoE --include=Makefile --include=Kbuild --include='*.mk' \
-		--exclude-dir=tools --exclude-dir=Documentation --exclude-dir=scripts \
-		-e '(-I|-iquote|-idirafter)[[:space:]]*[^[:space:]\\]+' .) |
-		awk -v arch="$TGT_SRCARCH" '{
-			f = $0
-			sub(/:.*/, "", f)
-			t = substr($0, length(f) + 2)
-			sub(/^\.\//, "", f)
-			d = f
-			if (!sub(/\/[^\/]*$/, "", d))
-				d = "."
-			sub(/^(-I|-iquote|-idirafter)[[:space:]]*/, "", t)
-			gsub(/\$\((srctree|objtree)\)\//, "", t)
-			gsub(/\$\((srctree|objtree)\)/, ".", t)
-			gsub(/\$\((src|obj)\)/, d, t)
-			gsub(/\$\((SRCARCH|ARCH|SUBARCH)\)/, arch, t)
-			while (t ~ /\)$/ && gsub(/\(/, "(", t) < gsub(/\)/, ")", t))
-				sub(/\)$/, "", t)
-			if (t ~ /\$/)
-				print "-", "W", d
-			else
-				print "-", "I", t
-		}' | sort -u
+	_mks=$(cd "$1" && find . \( -path ./tools -o -path ./Documentation -o -path ./scripts \) \
+		-prune -o \( -name Makefile -o -name Kbuild -o -name '*.mk' \) -type f \
+		-exec grep -l -E -e '-I|-iquote|-idirafter' {} +)
+	# shellcheck disable=SC2086 # Makefile paths have no blanks
+	(cd "$1" && awk -v arch="$TGT_SRCARCH" -f "$KLPC_BUILD_DIR/idirs.awk" $_mks $_mks) |
+		sort -u
 }
 
 # ensure_include_index: INCLUDE_INDEX, made now if the prepared tree
 # predates it (under the tree's lock: builds side by side share it)
 ensure_include_index() {
 	INCLUDE_INDEX=${SRC_TREE%/src}/includes
-	[ ! -s "$INCLUDE_INDEX" ] || return 0
+	[ "$(head -n 1 "$INCLUDE_INDEX" 2>/dev/null)" != "$KLPC_INDEX_FORM" ] || return 0
 	exec 9>"${SRC_TREE%/src}.lock"
 	flock 9
-	if [ ! -s "$INCLUDE_INDEX" ]; then
+	if [ "$(head -n 1 "$INCLUDE_INDEX" 2>/dev/null)" != "$KLPC_INDEX_FORM" ]; then
 		progress "indexing the includes of $SRC_TREE (once)"
 		include_index "$SRC_TREE" >"$INCLUDE_INDEX.tmp" &&
 			mv "$INCLUDE_INDEX.tmp" "$INCLUDE_INDEX"
