@@ -170,7 +170,7 @@ install-tools: klp-convert/klpc-convert klp-build/compare/klpc-compare klp-build
 	install -D -m 644 cli/klpc.8 '$(DESTDIR)/usr/share/man/man8/klpc.8'
 	install -d '$(DESTDIR)$(KLPC_SHARE_DIR)/build/compare' '$(DESTDIR)$(KLPC_SHARE_DIR)/build/emit'
 	install -m 755 klp-build/klpc-build '$(DESTDIR)$(KLPC_SHARE_DIR)/build/'
-	install -m 644 klp-build/prepare.sh klp-build/reach.sh klp-build/reach.awk \
+	install -m 644 klp-build/prepare.sh klp-build/diffs.sh klp-build/reach.sh klp-build/reach.awk \
 		klp-build/idirs.awk klp-build/objs.mk klp-build/build-units.sh klp-build/compare.sh \
 		klp-build/emit.sh klp-build/kallsyms.awk '$(DESTDIR)$(KLPC_SHARE_DIR)/build/'
 	install -m 755 klp-build/compare/klpc-compare '$(DESTDIR)$(KLPC_SHARE_DIR)/build/compare/'

@@ -33,20 +33,6 @@ diff_files() {
 	sed -n 's/^+++ [^/]*\/\([^[:space:]]*\).*$/\1/p' "$1" | sort -u
 }
 
-# check_diff FIX: it applies to the target's source, and changes only C.
-check_diff() {
-	_files=$(diff_files "$1")
-	[ -n "$_files" ] || fail "$1: not a unified diff (no '+++' lines)"
-	for _f in $_files; do
-		case $_f in
-		*.c | *.h) ;;
-		*) fail "$1: changes $_f: only C sources and headers can be live-patched" ;;
-		esac
-	done
-	_out=$(patch -p1 -d "$SRC_TREE" --dry-run -f --fuzz=0 <"$1" 2>&1) ||
-		fail "$1 does not apply to the source of $TGT_KVER: $(echo "$_out" | grep -v '^checking' | head -n 3)"
-}
-
 # scratch_tree: WORK/tree, a hard-linked copy of the prepared tree, less
 # tools/, which is copied.  Kbuild rewrites a file it rebuilds in place,
 # and a hard link carries that write into the cache and into every build
@@ -204,8 +190,12 @@ preprocess_before() {
 	for _u in "$@"; do
 		_targets="$_targets ${_u%.o}.i"
 	done
+	# with the units' flags, as the tree was prepared: with others,
+	# Kbuild would make bounds.s and modpost's tables again, through the
+	# hard links into the cache
 	# shellcheck disable=SC2086 # a list of targets
-	kmake "$WORK/tree" -k $_targets >>"$WORK/build.log" 2>&1 || true
+	kmake "$WORK/tree" -k KCFLAGS="$KLPC_BUILD_KCFLAGS" $_targets \
+		>>"$WORK/build.log" 2>&1 || true
 	for _u in "$@"; do
 		_i=$WORK/tree/${_u%.o}.i
 		_c=$(dirname "$_i")/.$(basename "$_i").cmd
@@ -254,7 +244,7 @@ preprocess_changed() {
 # function it does not touch)
 apply_diff() {
 	patch -p1 -d "$WORK/tree" -f -s --fuzz=0 <"$1" >>"$WORK/build.log" 2>&1 ||
-		fail "$1 did not apply in the scratch tree ($WORK/build.log)"
+		fail "$FIX_LABEL did not apply in the scratch tree ($WORK/build.log)"
 	for _f in $(diff_files "$1" | grep -E '\.[ch]$'); do
 		[ -f "$SRC_TREE/$_f" ] || continue
 		"$KLPC_FIX_LINES" "$SRC_TREE/$_f" "$WORK/tree/$_f" >>"$WORK/build.log" 2>&1 ||
@@ -279,7 +269,10 @@ unapply_diff() {
 affected_units() {
 	reached_units "$1" >"$WORK/reached.units"
 	[ -s "$WORK/reached.units" ] ||
-		fail "$1 changes nothing that $TGT_KVER's configuration builds"
+		fail "$FIX_LABEL changes nothing that $TGT_KVER's configuration builds"
+	_n=$(grep -c . "$WORK/reached.units")
+	[ "$OPT_MAX_UNITS" = 0 ] || [ "$_n" -le "$OPT_MAX_UNITS" ] ||
+		fail "$FIX_LABEL reaches $_n units the configuration builds, more than --max-units $OPT_MAX_UNITS"
 	diff_files "$1" | sed -n 's/\.[cS]$/.o/p' >"$WORK/direct.units"
 	grep -vxF -f "$WORK/direct.units" "$WORK/reached.units" >"$WORK/via.units" || true
 	# shellcheck disable=SC2046 # a list of object names
@@ -298,10 +291,8 @@ build_units() {
 	affected_units "$1"
 	_cand=$(cat "$WORK/affected.units")
 	[ -n "$_cand" ] ||
-		fail "$1 changes nothing in the preprocessed source of the $(grep -c . "$WORK/reached.units") unit(s) it reaches: nothing to patch"
+		fail "$FIX_LABEL changes nothing in the preprocessed source of the $(grep -c . "$WORK/reached.units") unit(s) it reaches: nothing to patch"
 	_n=$(echo "$_cand" | grep -c .)
-	[ "$OPT_MAX_UNITS" = 0 ] || [ "$_n" -le "$OPT_MAX_UNITS" ] ||
-		fail "$1 changes $_n translation units, more than --max-units $OPT_MAX_UNITS"
 	unapply_diff "$1"
 	progress "compiling $_n unit(s) before the diff (or from the cache)"
 	# shellcheck disable=SC2086 # a list of object names
@@ -310,7 +301,7 @@ build_units() {
 		fail "Kbuild failed in the scratch tree ($WORK/build.log): $(cat "$WORK/kbuild.err")"
 	UNITS=$(sort "$WORK/units")
 	[ -n "$UNITS" ] ||
-		fail "$1 changes nothing that $TGT_KVER's configuration builds"
+		fail "$FIX_LABEL changes nothing that $TGT_KVER's configuration builds"
 	apply_diff "$1"
 	progress "compiling $(echo "$UNITS" | grep -c .) unit(s) after the diff"
 	patched_units

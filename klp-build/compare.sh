@@ -55,7 +55,7 @@ compare_units() {
 		echo "$_out" | sed '/^$/d' | sed "s|^|$_obj $_u |" >>"$WORK/changes"
 	done
 	[ -s "$WORK/changes" ] ||
-		fail "$1 changes nothing in the object code of $TGT_KVER: nothing to patch"
+		fail "$FIX_LABEL changes nothing in the object code of $TGT_KVER: nothing to patch"
 	while read -r _obj _u _what _sym _; do
 		case $_what in
 		twin) ;;

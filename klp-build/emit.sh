@@ -86,7 +86,7 @@ emit_hook() {
 	done >"$WORK/module/tables"
 	{
 		echo "// SPDX-License-Identifier: GPL-2.0"
-		echo "/* made by klpc build from $(basename "$OPT_FIX") */"
+		echo "/* made by klpc build from $FIX_LABEL */"
 		echo "#include <linux/module.h>"
 		echo "#include <klpc.h>"
 		echo
@@ -106,6 +106,10 @@ emit_hook() {
 static struct klpc_patch klpc_patch = {
 	.mod = THIS_MODULE,
 	.objs = klpc_objs,
+EOF
+		# cumulative by default: loading it retires the patches before
+		[ "$OPT_REPLACE" = 0 ] || printf '\t.replace = true,\n'
+		cat <<'EOF'
 };
 
 static int __init klpc_build_init(void)
@@ -275,7 +279,7 @@ emit_module() {
 	emit_kallsyms
 	emit_objects
 	[ -s "$WORK/module/funcs" ] || [ -s "$WORK/module/callbacks" ] ||
-		fail "$OPT_FIX changes no function the kernel calls: nothing to patch"
+		fail "$FIX_LABEL changes no function the kernel calls: nothing to patch"
 	emit_hook
 	_mod=$(echo "$OPT_NAME" | tr - _)
 	printf 'obj-m := %s.o\n%s-y := klpc-hook.o%s\nccflags-y += -I%s\n' \

@@ -90,18 +90,20 @@ reached_files() {
 		sort -u >"$WORK/reached"
 	_all=$(forced_includes | grep -xF -f - "$WORK/reached" | head -n 1) || true
 	[ -z "$_all" ] ||
-		fail "$1 changes $_all, which Kbuild includes in every unit (-include): it cannot be live-patched unit by unit"
+		fail "$FIX_LABEL changes $_all, which Kbuild includes in every unit (-include): it cannot be live-patched unit by unit"
 	cat "$WORK/reached"
 }
 
 # kbuild_dir DIR: objs.mk's three lines for DIR of the prepared tree,
-# cached per tree (the configuration never changes under it).  A make
+# read in the scratch copy (make's compiler probes write temporary files
+# where they run) and cached per tree (the configuration never changes
+# under it).  A make
 # that fails is no answer: the build stops, and nothing is cached.
 kbuild_dir() {
 	_f=$UNIT_CACHE/.dirs/d:$(echo "$1" | tr / :)
 	if [ ! -f "$_f" ]; then
 		mkdir -p "$UNIT_CACHE/.dirs"
-		if ! env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -r -C "$SRC_TREE" \
+		if ! env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -r -C "$WORK/tree" \
 			-f "$KLPC_BUILD_DIR/objs.mk" obj="$1" srctree=. objtree=. \
 			SRCARCH="$TGT_SRCARCH" ARCH="$TGT_SRCARCH" CC="$TGT_CC" \
 			ARCH_LIB="$(arch_lib)" klpc-objs >"$_f.$$" 2>>"$WORK/build.log" ||
@@ -121,49 +123,78 @@ arch_lib() {
 		"$SRC_TREE/arch/$TGT_SRCARCH/Makefile" | tr '\n' ' '
 }
 
-# dir_descended DIR: Kbuild descends into DIR (the tree's top, or a
-# subdirectory of a directory it descends into)
-dir_descended() {
-	[ "$1" != . ] || return 0
-	_a=$1
-	while [ "$_a" != . ]; do
-		case $_a in */*) _a=${_a%/*} ;; *) _a=. ;; esac
-		_l=$(kbuild_dir "$_a") || exit 1
-		if echo "$_l" | grep '^d ' | tr ' ' '\n' | grep -qxF "$1"; then
-			dir_descended "$_a"
-			return
-		fi
-	done
-	return 1
+# dirs_above FILE...: the directories FILES are in and every one above
+# them to the tree's top ("."), one a line
+dirs_above() {
+	awk '{
+		d = $0
+		while (sub(/\/[^\/]*$/, "", d))
+			print d
+		print "."
+	}' | sort -u
 }
 
-# unit_configured UNIT: the configuration builds UNIT (dir/x.o): some
-# directory at or above it lists it (a module's parts may be listed one
-# directory up, as fs/xfs lists libxfs/), and Kbuild descends there.
-unit_configured() {
-	_d=$1
-	while [ "$_d" != . ]; do
-		case $_d in */*) _d=${_d%/*} ;; *) _d=. ;; esac
-		_l=$(kbuild_dir "$_d") || exit 1
-		if echo "$_l" | grep -E '^[ym] ' | tr ' ' '\n' | grep -qxF "$1"; then
-			dir_descended "$_d"
-			return
-		fi
-	done
-	return 1
+# configured UNITS-FILE: the units of UNITS-FILE (dir/x.o, one a line)
+# the configuration builds: some directory at or above the unit lists it
+# (a module's parts may be listed one directory up, as fs/xfs lists
+# libxfs/), and Kbuild descends there from the top.  Reads kbuild_dir's
+# lists of every directory above the units.
+configured() {
+	dirs_above <"$1" >"$WORK/dirs"
+	while read -r _d; do
+		kbuild_dir "$_d" >/dev/null
+	done <"$WORK/dirs"
+	while read -r _d; do
+		sed "s|^|$_d |" "$UNIT_CACHE/.dirs/d:$(echo "$_d" | tr / :)"
+	done <"$WORK/dirs" >"$WORK/dirs.lists"
+	awk '
+		# "DIR y|m|d WORD..." lines, then the units
+		NR == FNR {
+			for (i = 3; i <= NF; i++)
+				if ($2 == "d")
+					parent[$i] = $1
+				else
+					lister[$i] = lister[$i] " " $1
+			next
+		}
+		function up(d) { return sub(/\/[^\/]*$/, "", d) ? d : "." }
+		function descended(d) {
+			while (d != ".") {
+				if (!(d in parent))
+					return 0
+				d = parent[d]
+			}
+			return 1
+		}
+		function listed(u, d,    n, i, l) {
+			n = split(lister[u], l, " ")
+			for (i = 1; i <= n; i++)
+				if (l[i] == d)
+					return 1
+			return 0
+		}
+		{
+			for (d = up($0); ; d = up(d)) {
+				if (listed($0, d) && descended(d)) {
+					print
+					break
+				}
+				if (d == ".")
+					break
+			}
+		}' "$WORK/dirs.lists" "$1"
 }
 
 # reached_units FIX: the units (dir/x.o) the diff may change that the
 # configuration builds, one a line; each reached one it does not build
 # is named with --verbose.
 reached_units() {
-	_files=$(reached_files "$1") || exit 1
-	for _f in $(echo "$_files" | grep -E '\.[cS]$'); do
-		_u=${_f%.*}.o
-		if unit_configured "$_u"; then
-			echo "$_u"
-		else
-			verbose "${_f}: not built by $TGT_KVER's configuration (left out)" >&2
-		fi
-	done
+	reached_files "$1" >"$WORK/reached.files"
+	sed -n 's/\.[cS]$/.o/p' "$WORK/reached.files" >"$WORK/reached.all"
+	configured "$WORK/reached.all" | sort >"$WORK/reached.conf"
+	if [ "$OPT_VERBOSE" = 1 ]; then
+		sort "$WORK/reached.all" | comm -23 - "$WORK/reached.conf" |
+			sed "s|^\(.*\)\.o$|klpc build: \1: not built by $TGT_KVER's configuration (left out)|" >&2
+	fi
+	cat "$WORK/reached.conf"
 }
