@@ -100,7 +100,8 @@ stage_diffs() {
 	done
 }
 
-# judge_file PATH: PATH's part of the fix, or a refusal or a skip line
+# judge_file PATH: PATH's part of the fix, added to WORK/fix.patch, or a
+# refusal, or a line saying it is skipped
 judge_file() {
 	if [ -f "$SRC_TREE/$1" ] && [ -f "$WORK/stage/$1" ] &&
 		cmp -s "$SRC_TREE/$1" "$WORK/stage/$1"; then
@@ -121,7 +122,8 @@ judge_file() {
 	esac
 	_old=$SRC_TREE/$1
 	[ -f "$_old" ] || _old=/dev/null
-	diff -u --label "a/$1" --label "b/$1" "$_old" "$WORK/stage/$1" || true
+	diff -u --label "a/$1" --label "b/$1" "$_old" "$WORK/stage/$1" \
+		>>"$WORK/fix.patch" || true
 }
 
 # diff_cves FIX...: the CVE ids the diffs' mails name (before the first
@@ -143,7 +145,7 @@ combine_diffs() {
 		diff_paths "$_fix"
 	done | sort -u >"$WORK/touched"
 	while read -r _f; do
-		judge_file "$_f" >>"$WORK/fix.patch"
+		judge_file "$_f"
 	done <"$WORK/touched"
 	for _c in $(diff_cves "$@"); do
 		case " $OPT_CVES " in *" $_c "*) ;; *) OPT_CVES="$OPT_CVES $_c" ;; esac
