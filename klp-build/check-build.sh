@@ -95,12 +95,81 @@ untouched() {
 	fi
 }
 
+# built NAME WHY-PATTERN... -- ARGS...: klpc build ARGS (its -o is
+# TMP/NAME.ko) succeeds; each check of its output or module is a
+# "out:TEXT", "desc:TEXT", "cve:ID", "holds:TEXT" or "hook:TEXT" word
+# before the --.
+built() {
+	_name=$1
+	shift
+	_checks=
+	while [ "$1" != -- ]; do
+		_checks="$_checks
+$1"
+		shift
+	done
+	shift
+	_ko=$TMP/$_name.ko
+	_st=0
+	_msg=$("$BUILD" -o "$_ko" --keep "$@" 2>&1) || _st=$?
+	_work=$(echo "$_msg" | sed -n 's/^klpc build: work directory kept: //p')
+	if [ "$_st" != 0 ] || [ ! -f "$_ko" ]; then
+		result fail "$_name" "exit $_st: $(echo "$_msg" | tail -n 2)"
+		rm -rf "$_work"
+		return 0
+	fi
+	_why=$(echo "$_checks" | while IFS= read -r _c; do
+		_a=${_c#*:}
+		case $_c in
+		'') ;;
+		out:*) echo "$_msg" | grep -qF -- "$_a" || echo "no '$_a' in its output" ;;
+		desc:*) [ "$(modinfo -F klpc_desc "$_ko")" = "$_a" ] ||
+			echo "its description is '$(modinfo -F klpc_desc "$_ko")'" ;;
+		cve:*) modinfo -F klpc_cve "$_ko" | grep -qxF "$_a" ||
+			echo "no klpc_cve $_a: '$(modinfo -F klpc_cve "$_ko" | paste -sd' ' -)'" ;;
+		holds:*) strings "$_ko" | grep -qF -- "$_a" || echo "no '$_a' in the module" ;;
+		hook:*) grep -qF -- "$_a" "$_work/module/klpc-hook.c" || echo "no '$_a' in its hook" ;;
+		nohook:*) ! grep -qF -- "$_a" "$_work/module/klpc-hook.c" || echo "'$_a' in its hook" ;;
+		esac
+	done | paste -sd';' -)
+	rm -rf "$_work"
+	if [ -n "$_why" ]; then
+		result fail "$_name" "$_why"
+	else
+		result ok "$_name"
+	fi
+}
+
+# input_cases KVER: diffs as they are published (tests/fixes/input/): a
+# git format-patch mail with a documentation hunk and a CVE id, a quilt
+# series of two where the second needs the first, fuzz only when asked
+# for, cumulative by default and --no-replace
+input_cases() {
+	_in=$ROOT/tests/fixes/input
+	built mail "out:skipping Documentation/filesystems/proc.rst" \
+		"desc:proc: /proc/cmdline says a mail patched it" "cve:CVE-2026-10001" \
+		"holds:klpc mail: " "hook:.replace = true," -- -k "$1" "$_in/mail-cve.patch"
+	built series "holds:klpc mail, then a follow-up: " \
+		"desc:proc: /proc/cmdline says a mail patched it (and 1 more)" \
+		-- -k "$1" "$_in/series-two/series"
+	refused series-second-alone 1 '0002-follow-up.patch does not apply to the source of' \
+		-k "$1" "$_in/series-two/0002-follow-up.patch"
+	refused series-twice 1 '0001-mail.patch does not apply to the source of .* after 0001-mail.patch' \
+		-k "$1" "$_in/series-two/0001-mail.patch" "$_in/series-two/0001-mail.patch"
+	built fuzz "out:applied with fuzz" "holds:klpc build: " -- \
+		-k "$1" --fuzz 1 "$_in/fuzz.patch"
+	built no-replace "nohook:.replace" -- -k "$1" --no-replace "$ROOT/tests/fixes/cmdline.patch"
+}
+
 # refuse_lane KVER: the refuse-*.patch files named on stdin, each refused
-# with the message its X-Klpc-Expect: line names
+# with the message its X-Klpc-Expect: line names (klpc build given the
+# options of its X-Klpc-Args: line, if it has one)
 refuse_lane() {
 	while read -r fix; do
+		# shellcheck disable=SC2046 # the options are words
 		refused "$(basename "$fix" .patch)" 1 \
-			"$(sed -n 's/^X-Klpc-Expect: //p' "$fix")" -k "$1" "$fix"
+			"$(sed -n 's/^X-Klpc-Expect: //p' "$fix")" -k "$1" \
+			$(sed -n 's/^X-Klpc-Args: //p' "$fix") "$fix"
 	done
 }
 
@@ -137,6 +206,7 @@ main() {
 	unset KLPC_KALLSYMS
 	# each case is a build: one lane per core
 	printf '%s\n' "$ROOT"/tests/fixes/refuse-*.patch | in_lanes refuse_lane "$1"
+	input_cases "$1"
 	# the diffs that must build: each tests/fixes/*.patch with an
 	# X-Klpc-Check: line, built as the guest's are (its kallsyms, when
 	# dumped), the module checked for what the line names, ';' apart:
