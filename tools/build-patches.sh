@@ -1,7 +1,8 @@
 #!/bin/sh
 # Build the guest tests' patch modules with klpc build, from the diffs in
 # tests/fixes/*.patch (those not named refuse-*: klp-build/check-build.sh
-# tests those), into tests/fixes/out/klpc-build-NAME.ko, which the guest
+# tests those) and *.series (quilt series: one module of several diffs),
+# into tests/fixes/out/klpc-build-NAME.ko, which the guest
 # finds among the tree's modules; and kpatch's diffs (tests/kpatch/) into
 # klpc-kpatch-NAME.ko or a refusal, with the target modules they patch. Run by make vm-test before the guest
 # boots; the tests that load them are t-87-*.
@@ -94,13 +95,15 @@ main() {
 	KLPC_KALLSYMS=$("$ROOT/vm/kallsyms.sh")
 	export KLPC_KALLSYMS
 	mkdir -p "$OUT"
-	for fix in "$ROOT"/tests/fixes/*.patch; do
-		name=$(basename "$fix" .patch)
+	# a .series file (quilt's: diffs in order) makes one module of them
+	for fix in "$ROOT"/tests/fixes/*.patch "$ROOT"/tests/fixes/*.series; do
+		name=$(basename "$fix")
+		name=${name%.*}
 		case $name in refuse-*) continue ;; esac
 		[ "$(fix_target "$fix")" = "${KLPC_TARGET:-bookworm}" ] || continue
-		msg "klpc build $name.patch"
+		msg "klpc build $(basename "$fix")"
 		build "$kver" "klpc-build-$name" "$fix" ||
-			die "klpc build failed on tests/fixes/$name.patch"
+			die "klpc build failed on tests/fixes/$(basename "$fix")"
 	done
 	[ "${KLPC_TARGET:-bookworm}" = bookworm ] || return 0
 	target_modules
