@@ -78,7 +78,8 @@ all: modules
 # records the tree they were built against; against another tree (KERNEL=
 # stock, then debug, or a KDIR= override), they are cleaned first.
 modules: tests/bin/klpc-hammer tests/bin/klpc-tasks tests/bin/klpc-bpf tests/bin/klpc-perf bench/bin/klpc-bench-tool bench/bin/klpc-lat \
-		klp-convert/klpc-convert klp-build/compare/klpc-compare klp-build/emit/klpc-emit
+		klp-convert/klpc-convert klp-build/compare/klpc-compare klp-build/emit/klpc-emit \
+		klp-build/image/klpc-kallsyms
 	@kdir='$(KDIR)'; [ -n "$$kdir" ] || { echo "TARGET=$(TARGET): no kernel build tree" >&2; exit 1; }; \
 	[ -f "$$kdir/Makefile" ] || { echo "KDIR=$$kdir: not a kernel build tree" >&2; exit 1; }; \
 	if [ "$$(cat build/kbuild-kdir 2>/dev/null)" != "$$kdir" ]; then \
@@ -112,6 +113,14 @@ KLPC_COMPARE_SRC = $(wildcard klp-build/compare/*.c) klp-convert/elf-file.c klp-
 klp-build/compare/klpc-compare: $(KLPC_COMPARE_SRC) $(wildcard klp-build/compare/*.h) klp-convert/elf-file.h
 	@[ -n '$(KLPC_NO_DEPS)' ] || tools/deps.sh build
 	$(CC) $(KLPC_CONVERT_CFLAGS) -Iinclude -o $@ $(KLPC_COMPARE_SRC) -lelf
+
+# klpc-kallsyms: a kernel's symbols (as /proc/kallsyms shows them) read
+# from its vmlinuz alone, for klpc build's sympos and size checks
+# (klp-build/image/)
+KLPC_KALLSYMS_SRC = $(wildcard klp-build/image/*.c) klp-convert/util.c
+klp-build/image/klpc-kallsyms: $(KLPC_KALLSYMS_SRC) $(wildcard klp-build/image/*.h)
+	@[ -n '$(KLPC_NO_DEPS)' ] || tools/deps.sh build
+	$(CC) $(KLPC_CONVERT_CFLAGS) -o $@ $(KLPC_KALLSYMS_SRC) -lelf
 
 # a static user-space load generator for the guest tests
 tests/bin/klpc-hammer: tests/tools/klpc-hammer.c
@@ -150,7 +159,7 @@ clean:
 	if [ -n "$$kdir" ] && [ -d "$$kdir" ]; then \
 		$(KBUILD_RUN) $(MAKE) -C "$$kdir" M='$(CURDIR)' clean; fi
 	rm -rf build tests/bin bench/bin tests/fixes/out klp-convert/klpc-convert klp-build/compare/klpc-compare \
-		klp-build/emit/klpc-emit
+		klp-build/emit/klpc-emit klp-build/image/klpc-kallsyms
 
 check:
 	@KLPC_KDIR='$(KDIR)' tools/check.sh
@@ -158,7 +167,8 @@ check:
 # What klpc-tools installs: /usr/sbin/klpc finds its functions in
 # /usr/share/klpc/lib, patch builds klpc.h in /usr/share/klpc/include.
 KLPC_SHARE_DIR = /usr/share/klpc
-install-tools: klp-convert/klpc-convert klp-build/compare/klpc-compare klp-build/emit/klpc-emit
+install-tools: klp-convert/klpc-convert klp-build/compare/klpc-compare klp-build/emit/klpc-emit \
+		klp-build/image/klpc-kallsyms
 	install -D -m 755 cli/klpc '$(DESTDIR)/usr/sbin/klpc'
 	install -D -m 755 klp-convert/klpc-convert '$(DESTDIR)/usr/bin/klpc-convert'
 	install -D -m 755 klp-convert/klpc-build-id '$(DESTDIR)/usr/bin/klpc-build-id'
@@ -168,11 +178,13 @@ install-tools: klp-convert/klpc-convert klp-build/compare/klpc-compare klp-build
 	install -m 644 include/klpc.h include/klpc-compat.h '$(DESTDIR)$(KLPC_SHARE_DIR)/include/'
 	install -D -m 644 -t '$(DESTDIR)$(KLPC_SHARE_DIR)/include/kpatch' include/kpatch/*.h
 	install -D -m 644 cli/klpc.8 '$(DESTDIR)/usr/share/man/man8/klpc.8'
-	install -d '$(DESTDIR)$(KLPC_SHARE_DIR)/build/compare' '$(DESTDIR)$(KLPC_SHARE_DIR)/build/emit'
+	install -d '$(DESTDIR)$(KLPC_SHARE_DIR)/build/compare' '$(DESTDIR)$(KLPC_SHARE_DIR)/build/emit' \
+		'$(DESTDIR)$(KLPC_SHARE_DIR)/build/image'
 	install -m 755 klp-build/klpc-build '$(DESTDIR)$(KLPC_SHARE_DIR)/build/'
 	install -m 644 klp-build/prepare.sh klp-build/diffs.sh klp-build/reach.sh klp-build/reach.awk \
 		klp-build/idirs.awk klp-build/objs.mk klp-build/build-units.sh klp-build/compare.sh \
 		klp-build/emit.sh klp-build/kallsyms.awk '$(DESTDIR)$(KLPC_SHARE_DIR)/build/'
+	install -m 755 klp-build/image/klpc-kallsyms '$(DESTDIR)$(KLPC_SHARE_DIR)/build/image/'
 	install -m 755 klp-build/compare/klpc-compare '$(DESTDIR)$(KLPC_SHARE_DIR)/build/compare/'
 	install -m 755 klp-build/emit/klpc-emit '$(DESTDIR)$(KLPC_SHARE_DIR)/build/emit/'
 	install -D -m 755 klp-build/lines/klpc-fix-lines '$(DESTDIR)$(KLPC_SHARE_DIR)/build/lines/klpc-fix-lines'

@@ -91,14 +91,14 @@ do_checkpatch() {
 	rc=0
 	# shellcheck disable=SC2086 # a list of paths without blanks
 	printf '%s\n' $files | checkpatch_files "$cp" NONE || rc=1
-	# klpc-convert, klpc-compare and klpc-emit are user space over
-	# libelf: their types are libelf's
+	# klpc-convert, klpc-compare, klpc-emit and klpc-kallsyms are user
+	# space over libelf: their types are libelf's
 	printf '%s\n' "$ROOT"/klp-convert/*.[ch] "$ROOT"/klp-build/compare/*.[ch] \
-		"$ROOT"/klp-build/emit/*.[ch] |
+		"$ROOT"/klp-build/emit/*.[ch] "$ROOT"/klp-build/image/*.[ch] |
 		checkpatch_files "$cp" \
 			CAMELCASE,PREFER_KERNEL_TYPES,PREFER_DEFINED_ATTRIBUTE_MACRO ||
 		rc=1
-	echo "checkpatch: $(echo "$files" | wc -l) file(s) checked, and klp-convert/, klp-build/compare/, klp-build/emit/"
+	echo "checkpatch: $(echo "$files" | wc -l) file(s) checked, and klp-convert/, klp-build/compare/, klp-build/emit/, klp-build/image/"
 	return $rc
 }
 
@@ -263,6 +263,23 @@ do_compare() {
 	"$ROOT/klp-build/compare/check-compare.sh" "$LOGDIR/compare"
 }
 
+# klpc build's symbols of a kernel it does not run on (klpc-kallsyms)
+# build warning-free and are, read from Debian's vmlinuz, those a guest
+# booted on it showed in /proc/kallsyms (vm/kallsyms.sh's dump; the
+# image is fetched as the guests' is) (klp-build/image/check-kallsyms.sh).
+do_kallsyms() {
+	rm -f "$ROOT/klp-build/image/klpc-kallsyms"
+	make -s -C "$ROOT" klp-build/image/klpc-kallsyms || return 1
+	kver=$(kdir_kver "$KDIR")
+	dump=$KLPC_CACHE/kernel/$kver/kallsyms
+	if [ ! -s "$dump" ]; then
+		echo "skipped: no $dump (vm/kallsyms.sh boots a guest on $kver and dumps it)"
+		return 0
+	fi
+	image=$(KLPC_KDIR=$KDIR "$ROOT/vm/kernel.sh" "$kver") || return 1
+	"$ROOT/klp-build/image/check-kallsyms.sh" "$image" "$dump" "$LOGDIR/kallsyms"
+}
+
 # klpc build's #line directives (klpc-fix-lines): a diff that only moves
 # lines compiles as before (klp-build/lines/check-lines.sh).
 do_lines() {
@@ -344,6 +361,7 @@ main() {
 	step "klpc-convert and its host tests" do_convert
 	step "klpc-compare and its host tests" do_compare
 	step "klpc-fix-lines and its host tests" do_lines
+	step "klpc-kallsyms reads a guest's /proc/kallsyms from its image" do_kallsyms
 	step "klpc build refuses what it cannot patch" do_build_refusals
 	step "klpc build finds every unit a diff reaches" do_build_reach
 	step "klpc-tools as installed" do_installed

@@ -29,7 +29,7 @@ stage() {
 	tar -C "$ROOT" -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
 		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
 		--exclude=klp-convert/klpc-convert --exclude=klp-build/compare/klpc-compare \
-		--exclude=klp-build/emit/klpc-emit $PARTS |
+		--exclude=klp-build/emit/klpc-emit --exclude=klp-build/image/klpc-kallsyms $PARTS |
 		tar -C "$1" -xf -
 	cp -a "$ROOT/packaging/debian" "$1/debian"
 }

@@ -9,9 +9,10 @@ set -eu
 
 pkgs_for() {
 	case $1 in
-	build) echo make gcc libc6-dev linux-headers-amd64 libelf-dev ;;
+	# (xz-utils, zstd: klpc-kallsyms unpacks Debian's vmlinuz with them)
+	build) echo make gcc libc6-dev linux-headers-amd64 libelf-dev xz-utils zstd ;;
 	check) echo make gcc libc6-dev linux-headers-amd64 libelf-dev \
-		linux-source-6.1 xz-utils perl sparse shellcheck patch bc flex bison \
+		linux-source-6.1 xz-utils zstd perl sparse shellcheck patch bc flex bison \
 		libssl-dev dwarves linux-headers-rt-amd64 ;;
 	vm) echo make gcc libc6-dev linux-headers-amd64 libelf-dev \
 		qemu-system-x86 debootstrap kmod cpio gzip util-linux gnuplot-nox \
