@@ -11,11 +11,32 @@
 #include "../../klp-convert/util.h"
 
 /*
+ * Section @sec holds a function: it is carried code, not a section of
+ * code without symbols (.altinstr_replacement), which is carried whole
+ * with the replacements of the alternatives of functions left out,
+ * never applied in the module.
+ */
+static bool holds_function(const struct emit *e, size_t sec)
+{
+	size_t nr, i;
+	const Elf64_Sym *syms = kelf_syms(&e->elf, &nr);
+
+	for (i = 1; i < nr; i++)
+		if (syms[i].st_shndx == sec &&
+		    ELF64_ST_TYPE(syms[i].st_info) == STT_FUNC)
+			return true;
+	return false;
+}
+
+/*
  * A kept relocation (of section @in) against the section symbol of a
  * section left out points to what the symbol covering its target is: the
  * relocation is made against that symbol, which becomes the kernel's.
- * Not into a function's body: a jump back into the kernel's code (from a
- * cold part whose function is not carried) would run the old function.
+ * Not into a function's body from carried code: a jump back into the
+ * kernel's code (from a cold part whose function is not carried) would
+ * run the old function.  The replacement of an alternative of a function
+ * left out (in .altinstr_replacement) may point there: it is never
+ * applied.
  */
 static int retarget(struct emit *e, Elf64_Rela *r, size_t in)
 {
@@ -36,7 +57,7 @@ static int retarget(struct emit *e, Elf64_Rela *r, size_t in)
 		return emit_err(e, "%s: a reference to %s+%lld cannot be kept",
 				from, e->elf.secs[sec].name, off);
 	if (ELF64_ST_TYPE(syms[at].st_info) == STT_FUNC &&
-	    off != (long long)syms[at].st_value)
+	    off != (long long)syms[at].st_value && holds_function(e, in))
 		return emit_err(e, "%s: jumps into the body of %s, which the patch does not carry",
 				from, kelf_sym_name(&e->elf, &syms[at]));
 	r->r_info = ELF64_R_INFO(at, type);
