@@ -213,25 +213,44 @@ preprocess_before() {
 # whose preprocessed text the applied diff changed, and those it could
 # not preprocess (nothing tells they are the same), one a line
 preprocess_changed() {
+	each_in_parallel "" preprocess_unit "$@"
+}
+
+# preprocess_unit UNIT: UNIT, if the applied diff changed its
+# preprocessed text (or it cannot be told)
+preprocess_unit() {
+	_cmd=$(sed -n '1s/^cmd_[^ ]* := //p' "$WORK/pp/$1.i.cmd" 2>/dev/null |
+		sed 's/\$\$/$/g')
+	_i=${1%.o}.i
+	if [ -n "$_cmd" ] && (cd "$WORK/tree" && rm -f "$_i" && sh -c "$_cmd") \
+		>>"$WORK/build.log" 2>&1 &&
+		sha256sum <"$WORK/tree/$_i" | cmp -s - "$WORK/pp/$1.sum"; then
+		verbose "${1%.o}.c: its preprocessed text is the same (left out)" >&2
+	else
+		echo "$1"
+	fi
+	rm -f "$WORK/tree/$_i"
+}
+
+# each_in_parallel WHAT FUNC ITEM...: FUNC ITEM for each ITEM, JOBS at a
+# time; with WHAT, a line of progress between batches past the first few
+# (a header change brings in hundreds)
+each_in_parallel() {
+	_what=$1
+	_func=$2
+	shift 2
 	_running=0
-	for _u in "$@"; do
-		(
-			_cmd=$(sed -n '1s/^cmd_[^ ]* := //p' "$WORK/pp/$_u.i.cmd" 2>/dev/null |
-				sed 's/\$\$/$/g')
-			_i=${_u%.o}.i
-			if [ -n "$_cmd" ] && (cd "$WORK/tree" && rm -f "$_i" && sh -c "$_cmd") \
-				>>"$WORK/build.log" 2>&1 &&
-				sha256sum <"$WORK/tree/$_i" | cmp -s - "$WORK/pp/$_u.sum"; then
-				verbose "${_u%.o}.c: its preprocessed text is the same (left out)" >&2
-			else
-				echo "$_u"
-			fi
-			rm -f "$WORK/tree/$_i"
-		) &
+	_done=0
+	_t0=$(date +%s)
+	for _item in "$@"; do
+		"$_func" "$_item" &
 		_running=$((_running + 1))
-		if [ "$_running" -ge "$JOBS" ]; then
-			wait
-			_running=0
+		[ "$_running" -ge "$JOBS" ] || continue
+		wait
+		_done=$((_done + _running))
+		_running=0
+		if [ -n "$_what" ] && [ "$((_done % (JOBS * 4)))" = 0 ] && [ "$_done" -lt $# ]; then
+			units_progress "$_what" "$_done" $# "$_t0"
 		fi
 	done
 	wait
@@ -309,29 +328,19 @@ build_units() {
 }
 
 # patched_units: every unit of UNITS compiled after the diff, JOBS at a
-# time, with a line of progress between batches past the first few
+# time
 patched_units() {
-	_running=0
-	_done=0
-	_total=$(echo "$UNITS" | grep -c .)
-	_t0=$(date +%s)
-	for _u in $UNITS; do
-		_mark=$WORK/failed.$(echo "$_u" | tr / _)
-		(patched_unit "$_u" || : >"$_mark") &
-		_running=$((_running + 1))
-		if [ "$_running" -ge "$JOBS" ]; then
-			wait
-			_done=$((_done + _running))
-			_running=0
-			[ "$((_done % (JOBS * 4)))" != 0 ] || [ "$_done" -ge "$_total" ] ||
-				units_progress "after the diff" "$_done" "$_total" "$_t0"
-		fi
-	done
-	wait
+	# shellcheck disable=SC2086 # a list of object names
+	each_in_parallel "after the diff" patched_unit_marked $UNITS
 	for _u in $UNITS; do
 		[ ! -e "$WORK/failed.$(echo "$_u" | tr / _)" ] ||
 			fail "the patched ${_u%.o}.c does not compile: $(grep -E 'error:' "$WORK/build.log" | head -n 3)"
 	done
+}
+
+# patched_unit_marked UNIT: patched_unit, a failure marked in WORK
+patched_unit_marked() {
+	patched_unit "$1" || : >"$WORK/failed.$(echo "$1" | tr / _)"
 }
 
 # unit_object UNIT: the object a unit is linked into: vmlinux, or the
