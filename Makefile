@@ -183,7 +183,7 @@ install-tools: klp-convert/klpc-convert klp-build/compare/klpc-compare klp-build
 	install -m 755 klp-build/klpc-build '$(DESTDIR)$(KLPC_SHARE_DIR)/build/'
 	install -m 644 klp-build/prepare.sh klp-build/diffs.sh klp-build/reach.sh klp-build/reach.awk \
 		klp-build/idirs.awk klp-build/objs.mk klp-build/build-units.sh klp-build/compare.sh \
-		klp-build/emit.sh klp-build/kallsyms.awk '$(DESTDIR)$(KLPC_SHARE_DIR)/build/'
+		klp-build/emit.sh klp-build/kallsyms.awk klp-build/image.sh '$(DESTDIR)$(KLPC_SHARE_DIR)/build/'
 	install -m 755 klp-build/image/klpc-kallsyms '$(DESTDIR)$(KLPC_SHARE_DIR)/build/image/'
 	install -m 755 klp-build/compare/klpc-compare '$(DESTDIR)$(KLPC_SHARE_DIR)/build/compare/'
 	install -m 755 klp-build/emit/klpc-emit '$(DESTDIR)$(KLPC_SHARE_DIR)/build/emit/'

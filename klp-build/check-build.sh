@@ -161,6 +161,31 @@ input_cases() {
 	built no-replace "nohook:.replace" -- -k "$1" --no-replace "$ROOT/tests/fixes/cmdline.patch"
 }
 
+# from_image KVER: with neither KLPC_VMLINUX_ID nor KLPC_KALLSYMS (a build
+# host's case), the build takes both from KVER's image (/boot's, else
+# linux-image-KVER fetched into the cache): the record carries the
+# image's build ID, and the symbols were read from it
+from_image() {
+	_ko=$TMP/from-image.ko
+	_st=0
+	_msg=$(env -u KLPC_VMLINUX_ID -u KLPC_KALLSYMS "$BUILD" -k "$1" -o "$_ko" \
+		--verbose "$ROOT/tests/fixes/cmdline.patch" 2>&1) || _st=$?
+	_img=/boot/vmlinuz-$1
+	[ -f "$_img" ] || _img=$KLPC_CACHE/image/$1/vmlinuz
+	if [ "$_st" != 0 ] || [ ! -f "$_ko" ]; then
+		result fail from-image "exit $_st: $(echo "$_msg" | tail -n 2)"
+	elif ! _want=$("$ROOT/klp-convert/klpc-build-id" "$_img"); then
+		result fail from-image "no build ID in $_img"
+	elif [ "$("$ROOT/klp-convert/klpc-convert" --show "$_ko" |
+		sed -n 's/^build-id vmlinux //p')" != "$_want" ]; then
+		result fail from-image "the record's build ID is not $_want, $_img's"
+	elif ! echo "$_msg" | grep -q "symbols of $1"; then
+		result fail from-image "the symbols were not read from $_img"
+	else
+		result ok "from-image: $_want, and the symbols, from $_img"
+	fi
+}
+
 # refuse_lane KVER: the refuse-*.patch files named on stdin, each refused
 # with the message its X-Klpc-Expect: line names (klpc build given the
 # options of its X-Klpc-Args: line, if it has one)
@@ -207,6 +232,7 @@ main() {
 	# each case is a build: one lane per core
 	printf '%s\n' "$ROOT"/tests/fixes/refuse-*.patch | in_lanes refuse_lane "$1"
 	input_cases "$1"
+	from_image "$1"
 	# the diffs that must build: each tests/fixes/*.patch with an
 	# X-Klpc-Check: line, built as the guest's are (its kallsyms, when
 	# dumped), the module checked for what the line names, ';' apart:

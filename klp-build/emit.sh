@@ -16,8 +16,6 @@ KLPC_EMIT=${KLPC_EMIT:-$KLPC_BUILD_DIR/emit/klpc-emit}
 # this tree's (a clone), else the installed ones (klpc-tools: /usr/bin)
 KLPC_CONVERT=${KLPC_CONVERT:-$KLPC_BUILD_DIR/../klp-convert/klpc-convert}
 [ -x "$KLPC_CONVERT" ] || KLPC_CONVERT=klpc-convert
-KLPC_BUILD_ID=${KLPC_BUILD_ID:-$KLPC_BUILD_DIR/../klp-convert/klpc-build-id}
-[ -x "$KLPC_BUILD_ID" ] || KLPC_BUILD_ID=klpc-build-id
 
 # klpc's own symbol versions and headers: this tree's, else the installed.
 emit_klpc_files() {
@@ -32,14 +30,13 @@ emit_klpc_files() {
 	klpc_include
 }
 
-# vmlinux's build ID, for the record: KLPC_VMLINUX_ID, else the image's.
+# vmlinux's build ID, for the record: KLPC_VMLINUX_ID (the tests'), else
+# the target image's (image.sh: /boot's, else the one fetched).
 emit_vmlinux_id() {
 	if [ -n "${KLPC_VMLINUX_ID:-}" ]; then
 		echo "$KLPC_VMLINUX_ID"
-	elif [ -f "/boot/vmlinuz-$TGT_KVER" ]; then
-		"$KLPC_BUILD_ID" "/boot/vmlinuz-$TGT_KVER"
 	else
-		fail "no /boot/vmlinuz-$TGT_KVER to read its build ID from: set KLPC_VMLINUX_ID"
+		echo "$TGT_IMAGE_ID"
 	fi
 }
 
@@ -151,15 +148,12 @@ module_annots() {
 	unexported "$2" | sed "s/^/$1 /; s/\$/ 0/"
 }
 
-# emit_kallsyms: KALLSYMS, the target's symbol list (KLPC_KALLSYMS, else
-# /proc/kallsyms when the target is the running kernel), or empty
+# emit_kallsyms: KALLSYMS, the target's symbol list: KLPC_KALLSYMS (the
+# tests' dump of a guest's), else the one read from the same image as the
+# build ID (image.sh)
 emit_kallsyms() {
 	KALLSYMS=${KLPC_KALLSYMS:-}
-	if [ -z "$KALLSYMS" ] && [ "$TGT_KVER" = "$(uname -r)" ]; then
-		KALLSYMS=/proc/kallsyms
-	fi
-	[ -n "$KALLSYMS" ] ||
-		verbose "no symbol list of $TGT_KVER (KLPC_KALLSYMS): names vmlinux has several of cannot be numbered"
+	[ -n "$KALLSYMS" ] || image_kallsyms
 }
 
 # vmlinux_facts UNIT UNITOBJ FUNCS: WORK/module/ranked, one pass of
@@ -167,8 +161,6 @@ emit_kallsyms() {
 # units need ranked: the replaced functions (the first word of each line
 # of FUNCS) and the unexported symbols UNITOBJ uses (WORK/module/unexported)
 vmlinux_facts() {
-	: >"$WORK/module/ranked"
-	[ -n "$KALLSYMS" ] || return 0
 	unexported "$2" >"$WORK/module/unexported"
 	cut -d' ' -f1 "$3" | cat - "$WORK/module/unexported" >"$WORK/module/want"
 	nm --defined-only "$WORK/orig/$1" | awk '{ print $3 }' >"$WORK/module/anchors"
@@ -182,7 +174,6 @@ vmlinux_facts() {
 # address order).  Refused when which is UNIT's cannot be told.
 # After vmlinux_facts.
 vmlinux_annots() {
-	[ -n "$KALLSYMS" ] || return 0
 	awk 'NR == FNR { u[$1] = 1; next } $1 in u' "$WORK/module/unexported" \
 		"$WORK/module/ranked" >"$WORK/module/ranked.syms"
 	_bad=$(awk '$2 > 1 && $3 == "?" { print $1 " (" $2 " in vmlinux)" }' "$WORK/module/ranked.syms" | head -n 1)
@@ -199,10 +190,6 @@ vmlinux_annots() {
 # source or compiler almost always changes a function's size.  After
 # vmlinux_facts.
 vmlinux_funcs() {
-	if [ -z "$KALLSYMS" ]; then
-		sed 's/^/vmlinux /; s/$/ 0/' "$2"
-		return 0
-	fi
 	nm -S --defined-only "$WORK/orig/$1" | awk 'NF == 4 { print $4, $2 }' >"$WORK/module/sizes"
 	_unit=$1
 	while read -r _f _alias; do
@@ -273,8 +260,11 @@ emit_objects() {
 # emit_module: OPT_OUT, the converted patch module
 emit_module() {
 	emit_klpc_files
-	# fail() in a command substitution would only end the subshell
-	_vmlinux_id=$(emit_vmlinux_id) || exit 1
+	# the image unless the tests give both what is read from it
+	if [ -z "${KLPC_VMLINUX_ID:-}" ] || [ -z "${KLPC_KALLSYMS:-}" ]; then
+		target_image
+	fi
+	_vmlinux_id=$(emit_vmlinux_id)
 	mkdir -p "$WORK/module"
 	emit_kallsyms
 	emit_objects

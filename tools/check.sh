@@ -296,7 +296,7 @@ do_build_refusals() {
 	fi
 	ensure_pkgs linux-source-6.1 xz-utils patch
 	make -s -C "$ROOT" klp-build/compare/klpc-compare klp-build/emit/klpc-emit \
-		klp-convert/klpc-convert || return 1
+		klp-convert/klpc-convert klp-build/image/klpc-kallsyms || return 1
 	"$ROOT/klp-build/check-build.sh" "$kver"
 }
 
