@@ -180,7 +180,7 @@ install-tools: klp-convert/klpc-convert klp-build/compare/klpc-compare klp-build
 	install -D -m 644 cli/klpc.8 '$(DESTDIR)/usr/share/man/man8/klpc.8'
 	install -d '$(DESTDIR)$(KLPC_SHARE_DIR)/build/compare' '$(DESTDIR)$(KLPC_SHARE_DIR)/build/emit' \
 		'$(DESTDIR)$(KLPC_SHARE_DIR)/build/image'
-	install -m 755 klp-build/klpc-build '$(DESTDIR)$(KLPC_SHARE_DIR)/build/'
+	install -m 755 klp-build/klpc-build klp-build/klpc-image '$(DESTDIR)$(KLPC_SHARE_DIR)/build/'
 	install -m 644 klp-build/prepare.sh klp-build/diffs.sh klp-build/reach.sh klp-build/reach.awk \
 		klp-build/idirs.awk klp-build/objs.mk klp-build/build-units.sh klp-build/compare.sh \
 		klp-build/emit.sh klp-build/kallsyms.awk klp-build/image.sh '$(DESTDIR)$(KLPC_SHARE_DIR)/build/'

@@ -8,6 +8,7 @@
 #
 #	make               build my-fix.ko for the running kernel
 #	make KVER=6.1.0-28-amd64   ... for another (its headers installed)
+#	make KDIR=/usr/src/linux-headers-6.1.0-28-amd64   ... the same
 #	make sign          sign it with the DKMS key (klpc sign)
 #	make install       install it for KVER (klpc install): loaded at boot
 #	make clean
@@ -17,7 +18,8 @@
 # symbols are read from it ('klpc symvers', into klpc.symvers here) and
 # given to modpost as KBUILD_EXTRA_SYMBOLS, so the patch loads against it.
 #
-# Variables: KVER (uname -r), KDIR (/lib/modules/KVER/build), KLPC_KO
+# Variables: KVER (KDIR's release when KDIR is given, else uname -r), KDIR
+# (/lib/modules/KVER/build), KLPC_KO
 # (klpc.ko for KVER: DKMS's), KLPC_SYMVERS (a Module.symvers to use
 # instead), KLPC_INCLUDE (klpc.h's directory), KLPC (the klpc command).
 #
@@ -29,9 +31,11 @@
 # KLPC_CONVERT (1; 0: do not convert), KLPC_CONVERT_TOOL (klpc-convert),
 # KLPC_REPLACES (the functions the patch replaces, OBJECT:NAME[,POS] ...:
 # their sizes go into the record), KLPC_VMLINUX_ID (KVER's vmlinux build
-# ID; default: read from /boot/vmlinuz-KVER), KLPC_MODULE_DIR
-# (/lib/modules/KVER/kernel: target modules), KLPC_CONVERT_FLAGS (more
-# klpc-convert options, e.g. --vmlinux FILE).
+# ID; default: read from KLPC_VMLINUZ, else from the image klpc-image
+# finds: /boot/vmlinuz-KVER, else Debian's linux-image-KVER of the
+# headers' version, fetched into /var/cache/klpc/image/KVER as root),
+# KLPC_MODULE_DIR (/lib/modules/KVER/kernel: target modules),
+# KLPC_CONVERT_FLAGS (more klpc-convert options, e.g. --vmlinux FILE).
 
 KLPC_MK_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 # installed: /usr/share/klpc/include; in klpc's source tree: ../include
@@ -43,7 +47,14 @@ ifneq ($(KERNELRELEASE),)
 ccflags-y += -I$(KLPC_INCLUDE)
 else
 
-KVER ?= $(shell uname -r)
+# the release of the headers given (make patch, a build for another
+# kernel), not the running one's: the build ID and klpc.ko are KVER's
+ifeq ($(origin KVER),undefined)
+ifneq ($(KDIR),)
+KVER := $(shell sed -n 's/^.define UTS_RELEASE "\(.*\)"$$/\1/p' '$(KDIR)/include/generated/utsrelease.h' 2>/dev/null)
+endif
+endif
+KVER := $(or $(KVER),$(shell uname -r))
 KDIR ?= /lib/modules/$(KVER)/build
 KLPC ?= $(firstword $(wildcard $(KLPC_MK_DIR)/klpc) klpc)
 # (DKMS compresses it as the kernel's modules are: klpc.ko.xz on Debian 13)
@@ -53,7 +64,10 @@ KLPC_PATCHES = $(patsubst %.o,%.ko,$(obj-m))
 KLPC_CONVERT ?= 1
 KLPC_CONVERT_TOOL ?= $(firstword $(wildcard $(KLPC_MK_DIR)/../klp-convert/klpc-convert) klpc-convert)
 KLPC_BUILD_ID ?= $(firstword $(wildcard $(KLPC_MK_DIR)/../klp-convert/klpc-build-id) klpc-build-id)
-KLPC_VMLINUZ ?= /boot/vmlinuz-$(KVER)
+# in klpc's source tree: ../klp-build; installed: /usr/share/klpc/build
+KLPC_IMAGE ?= $(firstword $(wildcard $(KLPC_MK_DIR)/../klp-build/klpc-image \
+	$(KLPC_MK_DIR)/build/klpc-image) /usr/share/klpc/build/klpc-image)
+KLPC_VMLINUZ ?=
 KLPC_MODULE_DIR ?= $(wildcard /lib/modules/$(KVER)/kernel)
 
 .PHONY: all modules sign install clean klpc-check
@@ -77,10 +91,13 @@ modules: klpc-check $(KLPC_SYMVERS)
 		KBUILD_EXTRA_SYMBOLS='$(KLPC_SYMVERS)' \
 		$(if $(filter 1,$(KLPC_CONVERT)),KBUILD_MODPOST_WARN=1) modules
 ifeq ($(KLPC_CONVERT),1)
-	@id='$(KLPC_VMLINUX_ID)'; \
+	@id='$(KLPC_VMLINUX_ID)'; img='$(KLPC_VMLINUZ)'; \
+	if [ -z "$$id" ] && [ -z "$$img" ]; then \
+		img=$$('$(KLPC_IMAGE)' '$(KVER)') || { echo "klpc-patch.mk: no image of $(KVER) to read its build ID from: give KLPC_VMLINUX_ID= (cat /sys/kernel/notes on $(KVER)) or KLPC_VMLINUZ=" >&2; exit 1; }; \
+	fi; \
 	if [ -z "$$id" ]; then \
-		[ -r '$(KLPC_VMLINUZ)' ] || { echo "klpc-patch.mk: no $(KLPC_VMLINUZ) to read KVER's build ID from: give KLPC_VMLINUX_ID= (cat /sys/kernel/notes on KVER) or KLPC_VMLINUZ=" >&2; exit 1; }; \
-		id=$$($(KLPC_BUILD_ID) '$(KLPC_VMLINUZ)') || exit 1; \
+		[ -r "$$img" ] || { echo "klpc-patch.mk: no $$img to read $(KVER)'s build ID from" >&2; exit 1; }; \
+		id=$$($(KLPC_BUILD_ID) "$$img") || exit 1; \
 	fi; \
 	for ko in $(KLPC_PATCHES); do \
 		echo "  KLPC-CONVERT $$ko"; \
