@@ -30,20 +30,10 @@ image_dir() {
 # fetch_image DIR: DIR/vmlinuz, linux-image-TGT_KVER of the headers'
 # version (DIR/version says which), downloaded now
 fetch_image() {
-	_pkg=linux-image-$TGT_KVER
-	progress "downloading $_pkg $TGT_PKGVER into $1"
-	rm -rf "$1/fetch.tmp"
-	mkdir -p "$1/fetch.tmp"
-	# apt drops privileges to _apt for downloads: give it the directory
-	chown _apt "$1/fetch.tmp" 2>/dev/null || true
-	(cd "$1/fetch.tmp" && apt-get download -q "$_pkg=$TGT_PKGVER") >/dev/null 2>&1 ||
-		fail "cannot download $_pkg=$TGT_PKGVER (apt-get update?): the build needs $TGT_KVER's image"
-	dpkg-deb --fsys-tarfile "$1/fetch.tmp"/*.deb |
-		tar -x -C "$1/fetch.tmp" --wildcards "*/boot/vmlinuz-$TGT_KVER" ||
-		fail "no boot/vmlinuz-$TGT_KVER in $(basename "$1"/fetch.tmp/*.deb)"
-	mv "$(find "$1/fetch.tmp" -name "vmlinuz-$TGT_KVER" -type f | head -n 1)" "$1/vmlinuz"
+	progress "downloading linux-image-$TGT_KVER $TGT_PKGVER into $1"
+	_got=$(deb_file "linux-image-$TGT_KVER" "*/boot/vmlinuz-$TGT_KVER" "$1") || exit 1
+	mv "$_got" "$1/vmlinuz"
 	echo "$TGT_PKGVER" >"$1/version"
-	rm -rf "$1/fetch.tmp"
 }
 
 # image_cached DIR: DIR holds the image of the headers' version

@@ -91,17 +91,28 @@ cached_source() {
 	[ -z "$SRC_TARBALL" ] || return 0
 	[ "$(id -u)" = 0 ] || return 1
 	progress "downloading $1 $TGT_PKGVER into $KLPC_CACHE/source"
-	mkdir -p "$_dir.tmp"
-	chown _apt "$_dir.tmp" 2>/dev/null || true
-	(cd "$_dir.tmp" && apt-get download -q "$1=$TGT_PKGVER") >/dev/null 2>&1 ||
-		fail "cannot download $1=$TGT_PKGVER (apt-get update?)"
-	dpkg-deb --fsys-tarfile "$_dir.tmp"/*.deb |
-		tar -x -C "$_dir.tmp" --wildcards "*/$1.tar.*" ||
-		fail "no $1 tarball in $(ls "$_dir.tmp"/*.deb)"
 	mkdir -p "$_dir"
-	mv "$(find "$_dir.tmp" -name "$1.tar.*" -type f | head -n 1)" "$_dir/"
-	rm -rf "$_dir.tmp"
-	SRC_TARBALL=$(find "$_dir" -maxdepth 1 -name "$1.tar.*" | head -n 1)
+	SRC_TARBALL=$(deb_file "$1" "*/$1.tar.*" "$_dir") || exit 1
+}
+
+# deb_file PKG GLOB DIR: the file of PKG (the target's package version)
+# whose path matches GLOB, downloaded with apt-get and taken out into DIR;
+# prints its path
+deb_file() {
+	_tmp=$3/fetch.tmp
+	rm -rf "$_tmp"
+	mkdir -p "$_tmp"
+	# apt drops privileges to _apt for downloads: give it the directory
+	chown _apt "$_tmp" 2>/dev/null || true
+	(cd "$_tmp" && apt-get download -q "$1=$TGT_PKGVER") >/dev/null 2>&1 ||
+		fail "cannot download $1=$TGT_PKGVER (apt-get update?)"
+	dpkg-deb --fsys-tarfile "$_tmp"/*.deb | tar -x -C "$_tmp" --wildcards "$2" ||
+		fail "no $2 in $(basename "$_tmp"/*.deb)"
+	_got=$(find "$_tmp" -path "$_tmp/$2" -type f | head -n 1)
+	[ -n "$_got" ] || fail "no $2 in $(basename "$_tmp"/*.deb)"
+	mv "$_got" "$3/"
+	rm -rf "$_tmp"
+	echo "$3/$(basename "$_got")"
 }
 
 source_matches_target() {
