@@ -141,12 +141,14 @@ $1"
 }
 
 # input_cases KVER: diffs as they are published (tests/fixes/input/): a
-# git format-patch mail with a documentation hunk and a CVE id, a quilt
+# git format-patch mail with a documentation hunk, a new selftest and a
+# CVE id, a quilt
 # series of two where the second needs the first, fuzz only when asked
 # for, cumulative by default and --no-replace
 input_cases() {
 	_in=$ROOT/tests/fixes/input
 	built mail "out:skipping Documentation/filesystems/proc.rst" \
+		"out:skipping tools/testing/selftests/proc/klpc-cmdline.c" \
 		"desc:proc: /proc/cmdline says a mail patched it" "cve:CVE-2026-10001" \
 		"holds:klpc mail: " "hook:.replace = true," -- -k "$1" "$_in/mail-cve.patch"
 	built series "holds:klpc mail, then a follow-up: " \

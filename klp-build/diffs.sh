@@ -62,13 +62,13 @@ expand_diffs() {
 	done
 }
 
-# file_kind PATH: c (the fix), skip (no kernel unit is built from it) or
-# other (refused)
+# file_kind PATH: skip (no kernel unit is built from it: a selftest's .c
+# under tools/ is not the kernel's), c (the fix) or other (refused)
 file_kind() {
 	case $1 in
-	*.c | *.h) echo c ;;
 	Documentation/* | tools/* | LICENSES/* | MAINTAINERS | CREDITS | README* | \
 		*.rst | *.txt | *.yaml) echo skip ;;
+	*.c | *.h) echo c ;;
 	*) echo other ;;
 	esac
 }
