@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# klpc build, step 2: compile what the diff touches, before and after.
+# klpc build, step 3b: compile what the diff changes, before and after.
 #
 # In a scratch copy of the prepared tree (hard links: the copy costs a few
 # seconds, and patch(1) writes a new file for each one it changes, so the

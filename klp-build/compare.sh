@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# klpc build, step 3: which functions the diff changed, unit by unit.
+# klpc build, step 4: which functions the diff changed, unit by unit.
 #
 # klpc-compare (klp-build/compare/, C over libelf) compares each unit's
 # two objects function by function and refuses what cannot be

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# klpc build, step 1b: the diffs as they are published, made one.
+# klpc build, step 2: the diffs as they are published, made one.
 #
 # klpc build takes one diff or several, in order, or a quilt series file
 # naming them: git format-patch mails (headers, a --- stat, index lines,

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# klpc build, step 4: the patch module.
+# klpc build, step 5: the patch module.
 #
 # Each changed unit's patched object is cut down by klpc-emit (emit/, C
 # over libelf) to the functions the comparison named and what they need;

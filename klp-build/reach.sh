@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# klpc build, step 2a: the units a diff reaches.
+# klpc build, step 3a: the units a diff reaches.
 #
 # A changed .c file is a unit; a changed header (or a .c file another .c
 # includes, as kernel/sched/build_policy.c includes rt.c) reaches every
