@@ -13,16 +13,6 @@ BUILD=$ROOT/klp-build/klpc-build
 # shellcheck source=tools/lib.sh
 . "$ROOT/tools/lib.sh"
 
-# result ok|fail NAME [WHY]: a case's line, also kept in TMP/results (the
-# cases of the lanes below run in subshells)
-result() {
-	if [ "$1" = ok ]; then
-		echo "ok: $2"
-	else
-		echo "FAIL: $2: $3"
-	fi | tee -a "$TMP/results"
-}
-
 # refused NAME STATUS PATTERN ARGS...: klpc build ARGS exits STATUS,
 # says PATTERN, and leaves no module at its -o.
 refused() {
@@ -32,13 +22,13 @@ refused() {
 	_st=0
 	_msg=$("$BUILD" -o "$_out" "$@" 2>&1) || _st=$?
 	if [ "$_st" != "$_want" ]; then
-		result fail "$_name" "exit $_st, expected $_want: $(echo "$_msg" | tail -n 2)"
+		case_result fail "$_name" "exit $_st, expected $_want: $(echo "$_msg" | tail -n 2)"
 	elif ! echo "$_msg" | grep -q -- "$_pat"; then
-		result fail "$_name" "'$(echo "$_msg" | tail -n 2)' does not say '$_pat'"
+		case_result fail "$_name" "'$(echo "$_msg" | tail -n 2)' does not say '$_pat'"
 	elif [ -e "$_out" ]; then
-		result fail "$_name" "a module was left at $_out"
+		case_result fail "$_name" "a module was left at $_out"
 	else
-		result ok "$_name"
+		case_result ok "$_name"
 	fi
 }
 
@@ -49,11 +39,11 @@ prepared() {
 	_msg=$("$BUILD" --prepare -k "$1" 2>&1) || _st=$?
 	SRC=$(echo "$_msg" | sed -n "s/^.*source for $1 ready: //p")
 	if [ "$_st" != 0 ]; then
-		result fail prepare "exit $_st: $(echo "$_msg" | tail -n 2)"
+		case_result fail prepare "exit $_st: $(echo "$_msg" | tail -n 2)"
 	elif ! echo "$_msg" | grep -q "source for $1 ready: "; then
-		result fail prepare "'$(echo "$_msg" | tail -n 1)' does not say the source is ready"
+		case_result fail prepare "'$(echo "$_msg" | tail -n 1)' does not say the source is ready"
 	else
-		result ok prepare
+		case_result ok prepare
 	fi
 }
 
@@ -74,7 +64,7 @@ kbuild_elsewhere() {
 		'Kbuild failed in the scratch tree.*tools/objtool' \
 		-k "$1" "$ROOT/tests/fixes/cmdline.patch"
 	[ ! -e "$_units.none" ] ||
-		result fail kbuild-elsewhere-mark "fs/proc/cmdline.o was marked as not configured"
+		case_result fail kbuild-elsewhere-mark "fs/proc/cmdline.o was marked as not configured"
 }
 
 # untouched KVER: the builds above compiled in scratch copies of the
@@ -84,14 +74,14 @@ kbuild_elsewhere() {
 untouched() {
 	_stamp=${SRC%/src}/prepared
 	if [ -z "$SRC" ] || [ ! -f "$_stamp" ]; then
-		result fail untouched "no prepared tree for $1"
+		case_result fail untouched "no prepared tree for $1"
 		return 0
 	fi
 	_new=$(find "$SRC" -newer "$_stamp" -type f | sed "s|^$SRC/||")
 	if [ -n "$_new" ]; then
-		result fail untouched "$(echo "$_new" | wc -l) file(s) of $SRC written since it was prepared: $(echo "$_new" | head -n 4 | paste -sd' ')"
+		case_result fail untouched "$(echo "$_new" | wc -l) file(s) of $SRC written since it was prepared: $(echo "$_new" | head -n 4 | paste -sd' ')"
 	else
-		result ok untouched
+		case_result ok untouched
 	fi
 }
 
@@ -114,7 +104,7 @@ $1"
 	_msg=$("$BUILD" -o "$_ko" --keep "$@" 2>&1) || _st=$?
 	_work=$(echo "$_msg" | sed -n 's/^klpc build: work directory kept: //p')
 	if [ "$_st" != 0 ] || [ ! -f "$_ko" ]; then
-		result fail "$_name" "exit $_st: $(echo "$_msg" | tail -n 2)"
+		case_result fail "$_name" "exit $_st: $(echo "$_msg" | tail -n 2)"
 		rm -rf "$_work"
 		return 0
 	fi
@@ -134,9 +124,9 @@ $1"
 	done | paste -sd';' -)
 	rm -rf "$_work"
 	if [ -n "$_why" ]; then
-		result fail "$_name" "$_why"
+		case_result fail "$_name" "$_why"
 	else
-		result ok "$_name"
+		case_result ok "$_name"
 	fi
 }
 
@@ -175,16 +165,16 @@ from_image() {
 	_img=/boot/vmlinuz-$1
 	[ -f "$_img" ] || _img=$KLPC_CACHE/image/$1/vmlinuz
 	if [ "$_st" != 0 ] || [ ! -f "$_ko" ]; then
-		result fail from-image "exit $_st: $(echo "$_msg" | tail -n 2)"
+		case_result fail from-image "exit $_st: $(echo "$_msg" | tail -n 2)"
 	elif ! _want=$("$ROOT/klp-convert/klpc-build-id" "$_img"); then
-		result fail from-image "no build ID in $_img"
+		case_result fail from-image "no build ID in $_img"
 	elif [ "$("$ROOT/klp-convert/klpc-convert" --show "$_ko" |
 		sed -n 's/^build-id vmlinux //p')" != "$_want" ]; then
-		result fail from-image "the record's build ID is not $_want, $_img's"
+		case_result fail from-image "the record's build ID is not $_want, $_img's"
 	elif ! echo "$_msg" | grep -q "symbols of $1"; then
-		result fail from-image "the symbols were not read from $_img"
+		case_result fail from-image "the symbols were not read from $_img"
 	else
-		result ok "from-image: $_want, and the symbols, from $_img"
+		case_result ok "from-image: $_want, and the symbols, from $_img"
 	fi
 }
 
@@ -203,6 +193,7 @@ refuse_lane() {
 main() {
 	[ $# -eq 1 ] || { echo "usage: $0 KVER" >&2; exit 2; }
 	TMP=$(mktemp -d)
+	cases_start "$TMP/results"
 	# the record's vmlinux build ID, for the diffs that get that far
 	# (refusals come first; none of them needs the image)
 	export KLPC_VMLINUX_ID="${KLPC_VMLINUX_ID:-0000000000000000000000000000000000000000}"
@@ -254,7 +245,7 @@ main() {
 			_msg=$("$BUILD" -k "$1" -o "$_ko" --verbose "$_fix" 2>&1) || _st=$?
 		fi
 		if [ "$_st" != 0 ] || [ ! -f "$_ko" ]; then
-			result fail "$_name" "exit $_st: $(echo "$_msg" | tail -n 2)"
+			case_result fail "$_name" "exit $_st: $(echo "$_msg" | tail -n 2)"
 			continue
 		fi
 		_why=
@@ -281,16 +272,13 @@ main() {
 		done
 		IFS=$_ifs
 		if [ -n "$_why" ]; then
-			result fail "$_name" "${_why#; }"
+			case_result fail "$_name" "${_why#; }"
 		else
-			result ok "$_name"
+			case_result ok "$_name"
 		fi
 	done
 	untouched "$1"
-	passed=$(grep -c '^ok: ' "$TMP/results") || true
-	failed=$(grep -c '^FAIL: ' "$TMP/results") || true
-	echo "build: $passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
+	cases_summary build
 }
 
 main "$@"

@@ -12,16 +12,6 @@ BUILD=$ROOT/klp-build/klpc-build
 # shellcheck source=tools/lib.sh
 . "$ROOT/tools/lib.sh"
 
-# result ok|fail NAME [WHY]: a case's line, also kept in TMP/results (the
-# cases run in lanes, in subshells)
-result() {
-	if [ "$1" = ok ]; then
-		echo "ok: $2"
-	else
-		echo "FAIL: $2: $3"
-	fi | tee -a "$TMP/results"
-}
-
 # listed NAME UNITS WANT: what is wrong with the list UNITS for the
 # "+unit -unit" words of WANT (nothing when it is right)
 listed() {
@@ -43,14 +33,14 @@ reach_lane() {
 		_st=0
 		_out=$("$BUILD" --list-units -k "$1" "$fix" 2>"$TMP/$_name.err") || _st=$?
 		if [ "$_st" != 0 ]; then
-			result fail "$_name" "exit $_st: $(tail -n 2 "$TMP/$_name.err")"
+			case_result fail "$_name" "exit $_st: $(tail -n 2 "$TMP/$_name.err")"
 			continue
 		fi
 		_why=$(listed "$_name" "$(echo "$_out" | grep -v '^klpc build: ')" "$_want")
 		if [ -n "$_why" ]; then
-			result fail "$_name" "$_why"
+			case_result fail "$_name" "$_why"
 		else
-			result ok "$_name ($(echo "$_out" | grep -vc '^klpc build: ') units)"
+			case_result ok "$_name ($(echo "$_out" | grep -vc '^klpc build: ') units)"
 		fi
 	done
 }
@@ -59,12 +49,9 @@ main() {
 	[ $# -eq 1 ] || { echo "usage: $0 KVER" >&2; exit 2; }
 	TMP=$(mktemp -d)
 	trap 'rm -rf "$TMP"' EXIT
-	: >"$TMP/results"
+	cases_start "$TMP/results"
 	printf '%s\n' "$ROOT"/tests/fixes/reach/*.patch | in_lanes reach_lane "$1"
-	passed=$(grep -c '^ok: ' "$TMP/results") || true
-	failed=$(grep -c '^FAIL: ' "$TMP/results") || true
-	echo "reach: $passed passed, $failed failed"
-	[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+	cases_summary reach
 }
 
 main "$@"

@@ -115,6 +115,34 @@ in_lanes() {
 	wait
 }
 
+# Host test scripts (klp-build/*/check-*.sh): cases_start FILE, then a
+# case_result line per case (cases run in lanes, subshells, write to the
+# same FILE), then cases_summary.
+
+# cases_start FILE: each case's line goes into FILE too (emptied now)
+cases_start() {
+	CASES=$1
+	: >"$CASES"
+}
+
+# case_result ok|fail NAME [WHY]: "ok: NAME" or "FAIL: NAME: WHY"
+case_result() {
+	if [ "$1" = ok ]; then
+		echo "ok: $2"
+	else
+		echo "FAIL: $2: $3"
+	fi | tee -a "$CASES"
+}
+
+# cases_summary WHAT: "WHAT: N passed, N failed"; fails when a case
+# failed or none passed
+cases_summary() {
+	_passed=$(grep -c '^ok: ' "$CASES") || true
+	_failed=$(grep -c '^FAIL: ' "$CASES") || true
+	echo "$1: $_passed passed, $_failed failed"
+	[ "$_failed" -eq 0 ] && [ "$_passed" -gt 0 ]
+}
+
 # take_lock NAME: hold an exclusive lock in the cache (fd 9) until exit,
 # so two runs never build the same cached file at once.
 take_lock() {

@@ -9,11 +9,11 @@
 # Prints one line per case and "compare: N passed, N failed".
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tools/lib.sh
+. "$ROOT/tools/lib.sh"
 COMPARE=$ROOT/klp-build/compare/klpc-compare
 EMIT=$ROOT/klp-build/emit/klpc-emit
 DIR=${1:-$ROOT/build/check/compare}
-PASSED=0
-FAILED=0
 CFLAGS='-O2 -ffunction-sections -fdata-sections -pg -mfentry -mrecord-mcount -fno-pic -mcmodel=kernel -fno-asynchronous-unwind-tables'
 
 # The kernel's own definitions, as far as the comparison sees them.
@@ -29,16 +29,6 @@ extern __attribute__((cold)) void complain(const char *s, int v);
 /* as DO_ONCE_LITE_IF(): the flags share .data.once */
 #define complain_once(s, v) ({ static _Bool __attribute__((section(".data.once"))) __already_done; \
 	if (unlikely(!__already_done)) { __already_done = 1; complain(s, v); } })'
-
-result() {
-	if [ "$1" = ok ]; then
-		PASSED=$((PASSED + 1))
-		echo "ok: $2"
-	else
-		FAILED=$((FAILED + 1))
-		echo "FAIL: $2: $3"
-	fi
-}
 
 # unit NAME: NAME.c from standard input (after the prelude), compiled.
 unit() {
@@ -57,13 +47,13 @@ expect() {
 	_st=0
 	_out=$("$COMPARE" "$DIR/$1-a.o" "$DIR/$1-b.o" 2>&1) || _st=$?
 	if [ "$_st" != "$2" ]; then
-		result fail "$1" "exit $_st, expected $2: $_out"
+		case_result fail "$1" "exit $_st, expected $2: $_out"
 	elif [ "$2" = 0 ] && [ "$(echo "$_out" | sort)" != "$(printf '%s' "$3" | sort)" ]; then
-		result fail "$1" "printed '$_out', expected '$3'"
+		case_result fail "$1" "printed '$_out', expected '$3'"
 	elif [ "$2" != 0 ] && ! echo "$_out" | grep -q -- "$3"; then
-		result fail "$1" "'$_out' does not say '$3'"
+		case_result fail "$1" "'$_out' does not say '$3'"
 	else
-		result ok "$1"
+		case_result ok "$1"
 	fi
 }
 
@@ -289,12 +279,12 @@ EOF
 	_p2=$(objdump -dr --section=.text.f "$DIR/keys-b.o" | grep -o '__key\.[0-9]*' | sed -n 2p)
 	if [ "$_st" != 0 ] || ! echo "$_out" | grep -qx 'changed f' ||
 		echo "$_out" | grep -Eqx "new-data ($_p1|$_p2)"; then
-		result fail key_order "exit $_st: $_out"
+		case_result fail key_order "exit $_st: $_out"
 	elif { [ "$_p1" != "$_f1" ] && ! echo "$_out" | grep -qx "twin $_p1 $_f1"; } ||
 		{ [ "$_p2" != "$_f2" ] && ! echo "$_out" | grep -qx "twin $_p2 $_f2"; }; then
-		result fail key_order "f's keys $_p1 $_p2 not paired with $_f1 $_f2: $_out"
+		case_result fail key_order "f's keys $_p1 $_p2 not paired with $_f1 $_f2: $_out"
 	else
-		result ok key_order
+		case_result ok key_order
 	fi
 }
 
@@ -322,9 +312,9 @@ EOF
 	if [ "$_st" != 0 ] || ! echo "$_out" | grep -qx 'changed f' ||
 		[ "$(echo "$_out" | grep -c '^changed ')" != 1 ] ||
 		[ "$(echo "$_out" | grep -c '^new-data ')" != 1 ]; then
-		result fail onceclone "exit $_st: $(echo "$_out" | paste -sd, -)"
+		case_result fail onceclone "exit $_st: $(echo "$_out" | paste -sd, -)"
 	else
-		result ok onceclone
+		case_result ok onceclone
 	fi
 }
 
@@ -348,18 +338,18 @@ expect_carried() {
 	_name=$1 _text=$2
 	shift 2
 	if ! emitted "$_name"; then
-		result fail "$_name-emit" "$(cat "$DIR/$_name.emit")"
+		case_result fail "$_name-emit" "$(cat "$DIR/$_name.emit")"
 		return 0
 	fi
 	for _s in "$@"; do
 		defined "$DIR/$_name-out.o" "$_s" && continue
-		result fail "$_name-emit" "$_s is not carried: $(nm "$DIR/$_name-out.o" | grep -F -e "${_s%%.*}" | sed 's/^ *//' | paste -sd, -)"
+		case_result fail "$_name-emit" "$_s is not carried: $(nm "$DIR/$_name-out.o" | grep -F -e "${_s%%.*}" | sed 's/^ *//' | paste -sd, -)"
 		return 0
 	done
 	if [ -n "$_text" ] && ! strings "$DIR/$_name-out.o" | grep -qF -- "$_text"; then
-		result fail "$_name-emit" "no '$_text' in the module's object"
+		case_result fail "$_name-emit" "no '$_text' in the module's object"
 	else
-		result ok "$_name-emit"
+		case_result ok "$_name-emit"
 	fi
 }
 
@@ -419,7 +409,7 @@ EOF
 	done
 	_c=$(nm "$DIR/clone-a.o" | awk '$3 ~ /^scale\..*[0-9]$/ { print $3 }')
 	if [ -z "$_c" ]; then
-		result fail clone "gcc made no clone of scale: $(nm "$DIR/clone-a.o" | grep scale)"
+		case_result fail clone "gcc made no clone of scale: $(nm "$DIR/clone-a.o" | grep scale)"
 		return 0
 	fi
 	_r=$(echo "$_c" | sed 's/\.0/.4/')
@@ -430,7 +420,7 @@ changed $_c
 twin $_r.cold $_c.cold"
 	expect_carried clone 'scale: negative value' "$_r" "$_r.cold"
 	grep -qx "func $_c klpc_new_u0_0" "$DIR/clone.emit" ||
-		result fail clone-name "not patched as the kernel's $_c: $(cat "$DIR/clone.emit")"
+		case_result fail clone-name "not patched as the kernel's $_c: $(cat "$DIR/clone.emit")"
 }
 
 # flags_of OBJ FUNC: the .data.once flags FUNC tests, in order: each
@@ -488,25 +478,25 @@ case_emit_once_new() {
 	_out=$("$COMPARE" "$DIR/oncenew-a.o" "$DIR/oncenew-b.o" 2>&1) || _st=$?
 	_new=$(echo "$_out" | sed -n 's/^new-data //p')
 	if [ "$_st" != 0 ] || [ -z "$_fa" ] || [ -z "$_fb" ]; then
-		result fail oncenew "exit $_st, f's flags '$_fa' '$_fb': $_out"
+		case_result fail oncenew "exit $_st, f's flags '$_fa' '$_fb': $_out"
 	elif echo "$_out" | grep -qx 'changed f' ||
 		! echo "$_out" | grep -qx 'changed g'; then
-		result fail oncenew "not g alone changed: $(echo "$_out" | paste -sd, -)"
+		case_result fail oncenew "not g alone changed: $(echo "$_out" | paste -sd, -)"
 	elif [ "$(echo "$_new" | grep -c .)" != 1 ] ||
 		! echo " $_gb " | grep -qF " $_new "; then
-		result fail oncenew "new data '$_new', not one of g's flags ($_gb): $(echo "$_out" | paste -sd, -)"
+		case_result fail oncenew "new data '$_new', not one of g's flags ($_gb): $(echo "$_out" | paste -sd, -)"
 	elif [ "$_fa" != "$_fb" ] && ! echo "$_out" | grep -qx "twin $_fb $_fa"; then
-		result fail oncenew "f's flag $_fb is not the original's $_fa: $(echo "$_out" | paste -sd, -)"
+		case_result fail oncenew "f's flag $_fb is not the original's $_fa: $(echo "$_out" | paste -sd, -)"
 	else
-		result ok oncenew
+		case_result ok oncenew
 	fi
 	expect_carried oncenew 'g: negative' g g.cold
 	[ -f "$DIR/oncenew-out.o" ] || return 0
 	_u=$(nm -u "$DIR/oncenew-out.o" | grep -F __already_done || true)
 	if [ -n "$_u" ] || defined "$DIR/oncenew-out.o" f; then
-		result fail oncenew-own "the flags are not the patch's own ('$_u'), or f is carried"
+		case_result fail oncenew-own "the flags are not the patch's own ('$_u'), or f is carried"
 	else
-		result ok oncenew-own
+		case_result ok oncenew-own
 	fi
 }
 
@@ -521,15 +511,15 @@ case_emit_once_adjacent() {
 	echo 'changed f' >"$DIR/onceadj.changes"
 	if ! "$EMIT" "$DIR/onceadj-b.o" "$DIR/onceadj.changes" klpc_new_u0 \
 		"$DIR/onceadj-out.o" >"$DIR/onceadj.emit" 2>&1; then
-		result fail onceadj-emit "$(cat "$DIR/onceadj.emit")"
+		case_result fail onceadj-emit "$(cat "$DIR/onceadj.emit")"
 		return 0
 	fi
 	_want=$(flags_of "$DIR/onceadj-b.o" f)
 	_got=$(flags_of "$DIR/onceadj-out.o" f)
 	if [ -z "$_want" ] || [ "$_got" != "$_want" ]; then
-		result fail onceadj-emit "f tests '$_got' in the module, '$_want' in the unit: $(nm "$DIR/onceadj-out.o" | grep -F __already_done | sed 's/^ *//' | paste -sd, -)"
+		case_result fail onceadj-emit "f tests '$_got' in the module, '$_want' in the unit: $(nm "$DIR/onceadj-out.o" | grep -F __already_done | sed 's/^ *//' | paste -sd, -)"
 	else
-		result ok onceadj-emit
+		case_result ok onceadj-emit
 	fi
 }
 
@@ -544,11 +534,11 @@ EOF
 	done
 	expect immstatic 0 'changed f'
 	if ! emitted immstatic; then
-		result fail immstatic-emit "$(cat "$DIR/immstatic.emit")"
+		case_result fail immstatic-emit "$(cat "$DIR/immstatic.emit")"
 	elif ! nm -u "$DIR/immstatic-out.o" | awk '{ print $2 }' | grep -qx seen; then
-		result fail immstatic-emit "the kernel's seen is not used: $(nm "$DIR/immstatic-out.o" | sed 's/^ *//' | paste -sd, -)"
+		case_result fail immstatic-emit "the kernel's seen is not used: $(nm "$DIR/immstatic-out.o" | sed 's/^ *//' | paste -sd, -)"
 	else
-		result ok immstatic-emit
+		case_result ok immstatic-emit
 	fi
 }
 
@@ -557,14 +547,14 @@ main() {
 	[ -x "$EMIT" ] || make -s -C "$ROOT" klp-build/emit/klpc-emit
 	rm -rf "$DIR"
 	mkdir -p "$DIR"
+	cases_start "$DIR/cases"
 	for c in same body inline notrace global_notrace data rodata init \
 		line strings new static_local static_renumbered digits key_order \
 		emit_cold_only emit_cold_kept emit_clone_cold emit_once_new \
 		emit_once_adjacent emit_imm_static once_clone; do
 		"case_$c"
 	done
-	echo "compare: $PASSED passed, $FAILED failed"
-	[ "$FAILED" -eq 0 ]
+		cases_summary compare
 }
 
 main "$@"

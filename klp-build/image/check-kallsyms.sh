@@ -10,19 +10,9 @@
 # Prints one line per case and "kallsyms: N passed, N failed".
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tools/lib.sh
+. "$ROOT/tools/lib.sh"
 TOOL=$ROOT/klp-build/image/klpc-kallsyms
-PASSED=0
-FAILED=0
-
-result() {
-	if [ "$1" = ok ]; then
-		PASSED=$((PASSED + 1))
-		echo "ok: $2"
-	else
-		FAILED=$((FAILED + 1))
-		echo "FAIL: $2: $3"
-	fi
-}
 
 # same_symbols OURS DUMP: the lines of OURS (link-time addresses) are
 # those of DUMP's vmlinux symbols, one for one; prints the first
@@ -80,14 +70,14 @@ same_symbols() {
 case_same() {
 	_t0=$(date +%s.%N)
 	if ! "$TOOL" "$IMAGE" >"$DIR/ours" 2>"$DIR/ours.err"; then
-		result fail same "$(cat "$DIR/ours.err")"
+		case_result fail same "$(cat "$DIR/ours.err")"
 		return 0
 	fi
 	_t=$(awk -v a="$_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 	if _out=$(same_symbols "$DIR/ours" "$DUMP"); then
-		result ok "same: $(wc -l <"$DIR/ours") symbols, names, types, order and addresses as the dump's ($_out), read in $_t s"
+		case_result ok "same: $(wc -l <"$DIR/ours") symbols, names, types, order and addresses as the dump's ($_out), read in $_t s"
 	else
-		result fail same "$_out"
+		case_result fail same "$_out"
 	fi
 }
 
@@ -100,22 +90,22 @@ case_compare_fails() {
 		"$DIR/ours" >"$DIR/moved"
 	for _c in swapped moved; do
 		if same_symbols "$DIR/$_c" "$DUMP" >"$DIR/$_c.out"; then
-			result fail "compare-fails-$_c" "a dump with a line $_c compared equal"
+			case_result fail "compare-fails-$_c" "a dump with a line $_c compared equal"
 			return 0
 		fi
 	done
-	result ok "compare-fails: a swapped line and a moved address are seen ($(head -n 1 "$DIR/moved.out"))"
+	case_result ok "compare-fails: a swapped line and a moved address are seen ($(head -n 1 "$DIR/moved.out"))"
 }
 
 # case_vmlinux: the vmlinux inside the image gives the same lines
 case_vmlinux() {
 	if ! "$TOOL" --vmlinux "$DIR/vmlinux" "$IMAGE" ||
 		! "$TOOL" "$DIR/vmlinux" >"$DIR/ours.vmlinux"; then
-		result fail vmlinux "the vmlinux was not read"
+		case_result fail vmlinux "the vmlinux was not read"
 	elif ! cmp -s "$DIR/ours" "$DIR/ours.vmlinux"; then
-		result fail vmlinux "its symbols differ from the image's"
+		case_result fail vmlinux "its symbols differ from the image's"
 	else
-		result ok "vmlinux: the ELF inside the image gives the same symbols"
+		case_result ok "vmlinux: the ELF inside the image gives the same symbols"
 	fi
 }
 
@@ -125,11 +115,11 @@ refused() {
 	_st=0
 	"$TOOL" "$2" >"$DIR/$1.out" 2>"$DIR/$1.err" || _st=$?
 	if [ "$_st" != 1 ] || [ -s "$DIR/$1.out" ]; then
-		result fail "$1" "exit $_st, $(wc -l <"$DIR/$1.out") line(s) printed: $(cat "$DIR/$1.err")"
+		case_result fail "$1" "exit $_st, $(wc -l <"$DIR/$1.out") line(s) printed: $(cat "$DIR/$1.err")"
 	elif ! grep -q "$3" "$DIR/$1.err"; then
-		result fail "$1" "not '$3': $(cat "$DIR/$1.err")"
+		case_result fail "$1" "not '$3': $(cat "$DIR/$1.err")"
 	else
-		result ok "$1: $(cat "$DIR/$1.err")"
+		case_result ok "$1: $(cat "$DIR/$1.err")"
 	fi
 }
 
@@ -152,7 +142,7 @@ damaged() {
 # case_refusals: damaged images and tables, and no image, are refused
 case_refusals() {
 	if ! "$TOOL" --tables "$DIR/vmlinux" >"$DIR/tables"; then
-		result fail refusals "no --tables"
+		case_result fail refusals "no --tables"
 		return 0
 	fi
 	_size=$(wc -c <"$IMAGE")
@@ -175,7 +165,7 @@ case_refusals() {
 	damaged offsets $(($(table kallsyms_offsets) + 4000)) '\0\0\0\177' \
 		'no kallsyms_offsets and kallsyms_relative_base'
 	cmp -s "$DIR/vmlinux" "$DIR/vmlinux.orig" ||
-		result fail refusals "the vmlinux copy was not restored"
+		case_result fail refusals "the vmlinux copy was not restored"
 }
 
 main() {
@@ -186,6 +176,7 @@ main() {
 	[ -x "$TOOL" ] || make -s -C "$ROOT" klp-build/image/klpc-kallsyms
 	rm -rf "$DIR"
 	mkdir -p "$DIR"
+	cases_start "$DIR/cases"
 	case_same
 	case_compare_fails
 	case_vmlinux
@@ -194,8 +185,7 @@ main() {
 		case_refusals
 	fi
 	rm -f "$DIR/vmlinux" "$DIR/vmlinux.orig" "$DIR/flipped" "$DIR/truncated"
-	echo "kallsyms: $PASSED passed, $FAILED failed"
-	[ "$FAILED" -eq 0 ]
+		cases_summary kallsyms
 }
 
 main "$@"

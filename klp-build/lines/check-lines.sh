@@ -18,6 +18,8 @@
 # Prints one line per case and "lines: N passed, N failed".
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tools/lib.sh
+. "$ROOT/tools/lib.sh"
 FIX=${KLPC_FIX_LINES:-$ROOT/klp-build/lines/klpc-fix-lines}
 DIR=${1:-$ROOT/build/check/lines}
 # a prepared 6.1 tree of klpc build's cache
@@ -31,8 +33,6 @@ if [ -z "$SRC" ]; then
 	done
 fi
 CFLAGS='-O2 -ffunction-sections -fdata-sections'
-PASSED=0
-FAILED=0
 
 # The kernel's macros that put a line number into code or data, as far as
 # these cases need them.
@@ -62,16 +62,6 @@ extern void init_timer_key(struct timer_list *t, void (*fn)(struct timer_list *)
 	init_timer_key((t), (f), __FILE__ ":" __stringify(__LINE__), &__key); \
 } while (0)
 #define might_sleep() __might_sleep(__FILE__, __LINE__)'
-
-result() {
-	if [ "$1" = ok ]; then
-		PASSED=$((PASSED + 1))
-		echo "ok: $2"
-	else
-		FAILED=$((FAILED + 1))
-		echo "FAIL: $2: $3"
-	fi
-}
 
 # fix ORIG PATCHED: the tool on PATCHED, in place (or nothing, with
 # KLPC_FIX_LINES=none)
@@ -130,12 +120,18 @@ same() {
 	dump "$d/orig" t.o "$@" >"$d/orig.dump"
 	dump "$d/plain" t.o "$@" >"$d/plain.dump"
 	dump "$d/fixed" t.o "$@" >"$d/fixed.dump"
-	if ! cmp -s "$d/orig.dump" "$d/fixed.dump"; then
-		echo "the fixed object differs: diff $d/orig.dump $d/fixed.dump"
+	fixed_not_plain "$d" dump "the object"
+}
+
+# fixed_not_plain DIR EXT WHAT: DIR/fixed.EXT (the tool's) is DIR/orig.EXT,
+# and DIR/plain.EXT (without the tool) is not, else the case tests nothing
+fixed_not_plain() {
+	if ! cmp -s "$1/orig.$2" "$1/fixed.$2"; then
+		echo "$3: the fixed unit differs: diff $1/orig.$2 $1/fixed.$2"
 		return 1
 	fi
-	if cmp -s "$d/orig.dump" "$d/plain.dump"; then
-		echo "the object is the same without the tool: the case tests nothing"
+	if cmp -s "$1/orig.$2" "$1/plain.$2"; then
+		echo "$3: the unit is the same without the tool: the case tests nothing"
 		return 1
 	fi
 }
@@ -146,9 +142,9 @@ check() {
 	what=$2
 	shift 2
 	if out=$("$@" 2>&1); then
-		result ok "$name: $what${out:+ ($(echo "$out" | tail -n 1))}"
+		case_result ok "$name: $what${out:+ ($(echo "$out" | tail -n 1))}"
 	else
-		result fail "$name: $what" "$(echo "$out" | tail -n 5)"
+		case_result fail "$name: $what" "$(echo "$out" | tail -n 5)"
 	fi
 }
 
@@ -425,14 +421,7 @@ kernel() {
 	for v in orig plain fixed; do
 		kernel_cpp "$d/$v" "$d/$v.i" || return 1
 	done
-	if ! cmp -s "$d/orig.i" "$d/fixed.i"; then
-		echo "preprocessed, the fixed unit differs: diff $d/orig.i $d/fixed.i"
-		return 1
-	fi
-	if cmp -s "$d/orig.i" "$d/plain.i"; then
-		echo "preprocessed, the unit is the same without the tool"
-		return 1
-	fi
+	fixed_not_plain "$d" i preprocessed
 }
 
 # the meaningless lines of kernel-shift: a blank line after every blank
@@ -506,6 +495,7 @@ c_interface() {
 }
 
 mkdir -p "$DIR"
+cases_start "$DIR/cases"
 DIR=$(cd "$DIR" && pwd)
 check warn "WARN_ON-like (__FILE__, __LINE__ to a call)" c_warn
 check bug "BUG_ON-like (__LINE__ in __bug_table)" c_bug
@@ -519,5 +509,4 @@ check removed "lines removed above the function" c_removed
 check real "a real change beside the shift: only the changed function differs" c_real
 [ "$FIX" = none ] || check interface "usage, nothing to do, own #line, -o, hard links" c_interface
 c_kernel
-echo "lines: $PASSED passed, $FAILED failed"
-[ "$FAILED" -eq 0 ]
+cases_summary lines
