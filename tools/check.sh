@@ -286,15 +286,22 @@ do_lines() {
 	"$ROOT/klp-build/lines/check-lines.sh" "$LOGDIR/lines"
 }
 
-# klpc build's refusals on real diffs of the target's source
-# (klp-build/check-build.sh), for the installed headers package.
-do_build_refusals() {
+# build_target_kver: kver, the release of KDIR's headers, when klpc
+# build can target it (an installed Debian headers package: its source
+# and tools installed now); else false, saying the step is skipped
+build_target_kver() {
 	kver=${KDIR##*/linux-headers-}
 	if [ "$kver" = "$KDIR" ] || ! dpkg-query -W "linux-headers-$kver" >/dev/null 2>&1; then
 		echo "skipped: $KDIR is not an installed Debian headers package"
-		return 0
+		return 1
 	fi
 	ensure_pkgs linux-source-6.1 xz-utils patch
+}
+
+# klpc build's refusals on real diffs of the target's source
+# (klp-build/check-build.sh), for the installed headers package.
+do_build_refusals() {
+	build_target_kver || return 0
 	make -s -C "$ROOT" klp-build/compare/klpc-compare klp-build/emit/klpc-emit \
 		klp-convert/klpc-convert klp-build/image/klpc-kallsyms || return 1
 	"$ROOT/klp-build/check-build.sh" "$kver"
@@ -303,12 +310,7 @@ do_build_refusals() {
 # the units klpc build finds for a diff: through a directory's -I, a .c
 # another .c includes (klp-build/check-reach.sh)
 do_build_reach() {
-	kver=${KDIR##*/linux-headers-}
-	if [ "$kver" = "$KDIR" ] || ! dpkg-query -W "linux-headers-$kver" >/dev/null 2>&1; then
-		echo "skipped: $KDIR is not an installed Debian headers package"
-		return 0
-	fi
-	ensure_pkgs linux-source-6.1 xz-utils patch
+	build_target_kver || return 0
 	"$ROOT/klp-build/check-reach.sh" "$kver"
 }
 
