@@ -152,10 +152,16 @@ units_progress() {
 	progress "compiled $2 of $3 units $1 (~$((_el * ($3 - $2) / $2)) s left)"
 }
 
-# unit_command UNIT: the command Kbuild compiled UNIT with (its .cmd's
-# first line: compiler, flags, then objtool after a ';')
+# cmd_file_command CMDFILE: the command a Kbuild .cmd file records (its
+# first line), as the shell runs it
+cmd_file_command() {
+	sed -n '1s/^cmd_[^ ]* := //p' "$1" | sed 's/\$\$/$/g'
+}
+
+# unit_command UNIT: the command Kbuild compiled UNIT with (compiler,
+# flags, then objtool after a ';')
 unit_command() {
-	sed -n '1s/^cmd_[^ ]* := //p' "$WORK/orig/$1.cmd" | sed 's/\$\$/$/g'
+	cmd_file_command "$WORK/orig/$1.cmd"
 }
 
 # klpc_include: klpc's headers, this tree's (a clone) or the installed ones
@@ -219,8 +225,7 @@ preprocess_changed() {
 # preprocess_unit UNIT: UNIT, if the applied diff changed its
 # preprocessed text (or it cannot be told)
 preprocess_unit() {
-	_cmd=$(sed -n '1s/^cmd_[^ ]* := //p' "$WORK/pp/$1.i.cmd" 2>/dev/null |
-		sed 's/\$\$/$/g')
+	_cmd=$(cmd_file_command "$WORK/pp/$1.i.cmd" 2>/dev/null)
 	_i=${1%.o}.i
 	if [ -n "$_cmd" ] && (cd "$WORK/tree" && rm -f "$_i" && sh -c "$_cmd") \
 		>>"$WORK/build.log" 2>&1 &&
