@@ -211,6 +211,59 @@ bool kelf_is_rela(const struct kelf_sec *s)
 	return s->sh.sh_type == SHT_RELA && !s->drop;
 }
 
+/**
+ * kelf_rela_sec() - the relocation section of a section
+ * @k:		the file
+ * @sec:	a section's index
+ *
+ * Return: the index of the first SHT_RELA section that applies to @sec,
+ * or 0 if none does.
+ */
+size_t kelf_rela_sec(const struct kelf *k, size_t sec)
+{
+	size_t i;
+
+	for (i = 1; i < k->nsec; i++)
+		if (k->secs[i].sh.sh_type == SHT_RELA &&
+		    k->secs[i].sh.sh_info == sec)
+			return i;
+	return 0;
+}
+
+/**
+ * kelf_relas_of() - the relocations of a section
+ * @k:		the file
+ * @sec:	a section's index
+ * @nr:		set to their number
+ *
+ * Return: the first of them, or NULL (and *@nr 0) if @sec has none.
+ */
+const Elf64_Rela *kelf_relas_of(const struct kelf *k, size_t sec, size_t *nr)
+{
+	size_t rs = kelf_rela_sec(k, sec);
+
+	*nr = rs ? k->secs[rs].size / sizeof(Elf64_Rela) : 0;
+	return rs ? (const Elf64_Rela *)k->secs[rs].data : NULL;
+}
+
+/**
+ * kelf_sec_writable() - is a section data the kernel writes at run time?
+ * @k:		the file
+ * @sec:	a section's index
+ *
+ * Writable data (.data, .bss and the like) is state: a patch must use the
+ * running kernel's, never a copy.  Read-only data may be copied.
+ *
+ * Return: whether @sec is SHF_WRITE or SHT_NOBITS.
+ */
+bool kelf_sec_writable(const struct kelf *k, size_t sec)
+{
+	if (!sec || sec >= k->nsec)
+		return false;
+	return (k->secs[sec].sh.sh_flags & SHF_WRITE) ||
+	       k->secs[sec].sh.sh_type == SHT_NOBITS;
+}
+
 /*
  * What a PC-relative relocation in code reaches.  The CPU adds the
  * displacement to the address of the next instruction, so the assembler

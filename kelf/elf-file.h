@@ -2,9 +2,10 @@
 /*
  * elf-file.h - read, edit and write a relocatable ELF file (a .ko)
  *
- * Shared by the klp-convert tools: the whole file is read into memory, one
- * malloc'd buffer per section, edited there, and written out by libelf,
- * which lays the sections out again.  64-bit little-endian only (the
+ * Shared by the host tools (klpc-convert, klpc-compare, klpc-emit,
+ * klpc-kallsyms): the whole file is read into memory, one malloc'd buffer
+ * per section, edited there, and written out by libelf, which lays the
+ * sections out again.  64-bit little-endian only (the
  * x86_64 kernel), so symbols and relocations are used in place as
  * Elf64_Sym and Elf64_Rela.
  */
@@ -50,6 +51,9 @@ size_t kelf_str_add(struct kelf *k, size_t strsec, const char *s);
 Elf64_Sym *kelf_syms(const struct kelf *k, size_t *nr);
 const char *kelf_sym_name(const struct kelf *k, const Elf64_Sym *sym);
 bool kelf_is_rela(const struct kelf_sec *s);
+size_t kelf_rela_sec(const struct kelf *k, size_t sec);
+const Elf64_Rela *kelf_relas_of(const struct kelf *k, size_t sec, size_t *nr);
+bool kelf_sec_writable(const struct kelf *k, size_t sec);
 long long kelf_rela_target(const struct kelf *k, size_t sec,
 			   const Elf64_Rela *r);
 
