@@ -90,37 +90,41 @@ modules: tests/bin/klpc-hammer tests/bin/klpc-tasks tests/bin/klpc-bpf tests/bin
 	$(KBUILD_RUN) $(MAKE) -C "$$kdir" M='$(CURDIR)' KBUILD_MODPOST_WARN=1 modules
 	@KLPC_KDIR='$(KDIR)' tools/convert-modules.sh
 
+# kelf/: the ELF reading, editing and writing the host tools below share
+KELF_SRC = $(wildcard kelf/*.c)
+KELF_DEPS = $(KELF_SRC) $(wildcard kelf/*.h)
+# (packaging/debian/rules: KLPC_NO_DEPS=1 and Debian's flags)
+KLPC_CONVERT_CFLAGS = -O2 -Wall -Wextra -Werror
+KLPC_TOOL_CC = $(CC) $(KLPC_CONVERT_CFLAGS) -Iinclude -Ikelf
+
 # klpc-convert: livepatch relocations and the build record for patch
 # modules (klp-convert/README.md); a host tool, over libelf
 KLPC_CONVERT_SRC = $(wildcard klp-convert/*.c)
-# (packaging/debian/rules: KLPC_NO_DEPS=1 and Debian's flags)
-KLPC_CONVERT_CFLAGS = -O2 -Wall -Wextra -Werror
-klp-convert/klpc-convert: $(KLPC_CONVERT_SRC) $(wildcard klp-convert/*.h) include/klpc-record.h
+klp-convert/klpc-convert: $(KLPC_CONVERT_SRC) $(wildcard klp-convert/*.h) $(KELF_DEPS) include/klpc-record.h
 	@[ -n '$(KLPC_NO_DEPS)' ] || tools/deps.sh build
-	$(CC) $(KLPC_CONVERT_CFLAGS) -Iinclude -o $@ $(KLPC_CONVERT_SRC) -lelf
+	$(KLPC_TOOL_CC) -o $@ $(KLPC_CONVERT_SRC) $(KELF_SRC) -lelf
 
 # klpc-emit: klpc build's cut-down objects of the changed units
-# (klp-build/emit/), over klp-convert's ELF reading and writing
-KLPC_EMIT_SRC = $(wildcard klp-build/emit/*.c) klp-convert/elf-file.c \
-	klp-convert/elf-write.c klp-convert/elf-renumber.c klp-convert/util.c
-klp-build/emit/klpc-emit: $(KLPC_EMIT_SRC) $(wildcard klp-build/emit/*.h) klp-convert/elf-file.h
+# (klp-build/emit/)
+KLPC_EMIT_SRC = $(wildcard klp-build/emit/*.c)
+klp-build/emit/klpc-emit: $(KLPC_EMIT_SRC) $(wildcard klp-build/emit/*.h) $(KELF_DEPS)
 	@[ -n '$(KLPC_NO_DEPS)' ] || tools/deps.sh build
-	$(CC) $(KLPC_CONVERT_CFLAGS) -Iinclude -o $@ $(KLPC_EMIT_SRC) -lelf
+	$(KLPC_TOOL_CC) -o $@ $(KLPC_EMIT_SRC) $(KELF_SRC) -lelf
 
 # klpc-compare: klpc build's comparison of a unit's objects before and
-# after a diff (klp-build/compare/), over klp-convert's ELF reading
-KLPC_COMPARE_SRC = $(wildcard klp-build/compare/*.c) klp-convert/elf-file.c klp-convert/util.c
-klp-build/compare/klpc-compare: $(KLPC_COMPARE_SRC) $(wildcard klp-build/compare/*.h) klp-convert/elf-file.h
+# after a diff (klp-build/compare/)
+KLPC_COMPARE_SRC = $(wildcard klp-build/compare/*.c)
+klp-build/compare/klpc-compare: $(KLPC_COMPARE_SRC) $(wildcard klp-build/compare/*.h) $(KELF_DEPS)
 	@[ -n '$(KLPC_NO_DEPS)' ] || tools/deps.sh build
-	$(CC) $(KLPC_CONVERT_CFLAGS) -Iinclude -o $@ $(KLPC_COMPARE_SRC) -lelf
+	$(KLPC_TOOL_CC) -o $@ $(KLPC_COMPARE_SRC) $(KELF_SRC) -lelf
 
 # klpc-kallsyms: a kernel's symbols (as /proc/kallsyms shows them) read
 # from its vmlinuz alone, for klpc build's sympos and size checks
 # (klp-build/image/)
-KLPC_KALLSYMS_SRC = $(wildcard klp-build/image/*.c) klp-convert/util.c
-klp-build/image/klpc-kallsyms: $(KLPC_KALLSYMS_SRC) $(wildcard klp-build/image/*.h)
+KLPC_KALLSYMS_SRC = $(wildcard klp-build/image/*.c)
+klp-build/image/klpc-kallsyms: $(KLPC_KALLSYMS_SRC) $(wildcard klp-build/image/*.h) $(KELF_DEPS)
 	@[ -n '$(KLPC_NO_DEPS)' ] || tools/deps.sh build
-	$(CC) $(KLPC_CONVERT_CFLAGS) -o $@ $(KLPC_KALLSYMS_SRC) -lelf
+	$(KLPC_TOOL_CC) -o $@ $(KLPC_KALLSYMS_SRC) $(KELF_SRC) -lelf
 
 # a static user-space load generator for the guest tests
 tests/bin/klpc-hammer: tests/tools/klpc-hammer.c

@@ -93,12 +93,12 @@ do_checkpatch() {
 	printf '%s\n' $files | checkpatch_files "$cp" NONE || rc=1
 	# klpc-convert, klpc-compare, klpc-emit and klpc-kallsyms are user
 	# space over libelf: their types are libelf's
-	printf '%s\n' "$ROOT"/klp-convert/*.[ch] "$ROOT"/klp-build/compare/*.[ch] \
+	printf '%s\n' "$ROOT"/kelf/*.[ch] "$ROOT"/klp-convert/*.[ch] "$ROOT"/klp-build/compare/*.[ch] \
 		"$ROOT"/klp-build/emit/*.[ch] "$ROOT"/klp-build/image/*.[ch] |
 		checkpatch_files "$cp" \
 			CAMELCASE,PREFER_KERNEL_TYPES,PREFER_DEFINED_ATTRIBUTE_MACRO ||
 		rc=1
-	echo "checkpatch: $(echo "$files" | wc -l) file(s) checked, and klp-convert/, klp-build/compare/, klp-build/emit/, klp-build/image/"
+	echo "checkpatch: $(echo "$files" | wc -l) file(s) checked, and kelf/, klp-convert/, klp-build/compare/, klp-build/emit/, klp-build/image/"
 	return $rc
 }
 

@@ -12,7 +12,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
 OUT=$ROOT/build/deb
 # what the packages are made of (see packaging/debian/rules)
-PARTS="Makefile Kbuild LICENSE README.md klp-core klp-convert klp-build include cli packaging"
+PARTS="Makefile Kbuild LICENSE README.md klp-core kelf klp-convert klp-build include cli packaging"
 
 version() {
 	dpkg-parsechangelog -l "$ROOT/packaging/debian/changelog" -SVersion

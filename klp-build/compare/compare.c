@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "compare.h"
-#include "../../klp-convert/util.h"
+#include "util.h"
 
 static const char *patched_path;
 
@@ -70,9 +70,7 @@ static struct cmp_sym *cold_parent(struct cmp_obj *o, const struct cmp_sym *s)
 /* read-only data can be copied: new code may use a copy of its own */
 static bool writable(const struct cmp_obj *o, const struct cmp_sym *s)
 {
-	const struct kelf_sec *sec = &o->elf.secs[s->sec];
-
-	return (sec->sh.sh_flags & SHF_WRITE) || sec->sh.sh_type == SHT_NOBITS;
+	return kelf_sec_writable(&o->elf, s->sec);
 }
 
 /* sections whose code must never be redirected, nor its callers' */

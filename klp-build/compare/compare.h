@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../klp-convert/elf-file.h"
+#include "elf-file.h"
 
 /* what one function or data object of the patched unit became */
 enum cmp_state {

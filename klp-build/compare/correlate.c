@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "compare.h"
-#include "../../klp-convert/util.h"
+#include "util.h"
 
 bool cmp_is_func(const struct cmp_sym *s)
 {
@@ -258,28 +258,21 @@ static size_t key_refs(struct cmp_obj *o, const struct cmp_sym *f,
 		       const struct cmp_sym *s, struct cmp_sym **out, size_t max)
 {
 	const Elf64_Sym *fs = f->sym;
-	size_t i, j, k, nr, n = 0;
+	size_t j, k, nr, n = 0;
+	const Elf64_Rela *r = kelf_relas_of(&o->elf, f->sec, &nr);
 
-	for (i = 1; i < o->elf.nsec; i++) {
-		const struct kelf_sec *sec = &o->elf.secs[i];
-		const Elf64_Rela *r = (const Elf64_Rela *)sec->data;
+	for (j = 0; j < nr && n < max; j++) {
+		struct cmp_sym *d;
 
-		if (sec->sh.sh_type != SHT_RELA || sec->sh.sh_info != f->sec)
+		if (r[j].r_offset < fs->st_value ||
+		    r[j].r_offset >= fs->st_value + fs->st_size)
 			continue;
-		nr = sec->size / sizeof(*r);
-		for (j = 0; j < nr && n < max; j++) {
-			struct cmp_sym *d;
-
-			if (r[j].r_offset < fs->st_value ||
-			    r[j].r_offset >= fs->st_value + fs->st_size)
-				continue;
-			d = reached(o, f->sec, &r[j], s);
-			for (k = 0; d && k < n; k++)
-				if (out[k] == d)
-					d = NULL;
-			if (d)
-				out[n++] = d;
-		}
+		d = reached(o, f->sec, &r[j], s);
+		for (k = 0; d && k < n; k++)
+			if (out[k] == d)
+				d = NULL;
+		if (d)
+			out[n++] = d;
 	}
 	return n;
 }

@@ -24,23 +24,6 @@ static const char *const line_takers[] = {
 	"__cant_migrate", "lockdep_rcu_suspicious", NULL,
 };
 
-/* the relocations of section @sec (the first SHT_RELA section for it) */
-static const Elf64_Rela *relas_of(const struct kelf *k, size_t sec, size_t *nr)
-{
-	size_t i;
-
-	for (i = 1; i < k->nsec; i++) {
-		const struct kelf_sec *s = &k->secs[i];
-
-		if (s->sh.sh_type == SHT_RELA && s->sh.sh_info == sec) {
-			*nr = s->size / sizeof(Elf64_Rela);
-			return (const Elf64_Rela *)s->data;
-		}
-	}
-	*nr = 0;
-	return NULL;
-}
-
 /* the relocations in [start, end) of @sec: *first and the count */
 static size_t relas_in(const struct kelf *k, size_t sec, GElf_Addr start,
 		       GElf_Addr end, const Elf64_Rela **first)
@@ -48,7 +31,7 @@ static size_t relas_in(const struct kelf *k, size_t sec, GElf_Addr start,
 	const Elf64_Rela *r = NULL;
 	size_t nr, i, n = 0;
 
-	r = relas_of(k, sec, &nr);
+	r = kelf_relas_of(k, sec, &nr);
 	*first = NULL;
 	for (i = 0; i < nr; i++) {
 		if (r[i].r_offset < start || r[i].r_offset >= end)
@@ -347,7 +330,7 @@ bool cmp_traceable(const struct cmp_obj *o, const struct cmp_sym *s)
 
 	if (!loc)
 		return false;
-	r = relas_of(&o->elf, loc, &nr);
+	r = kelf_relas_of(&o->elf, loc, &nr);
 	for (i = 0; r && i < nr; i++) {
 		const Elf64_Sym *t = rela_sym(&o->elf, &r[i]);
 

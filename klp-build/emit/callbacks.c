@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "emit.h"
-#include "../../klp-convert/util.h"
+#include "util.h"
 
 #define CALLBACK_SECTION ".klpc.callbacks."
 
@@ -33,13 +33,12 @@ static const char *kind_of(const char *secname)
 /* the function a callback section's one relocation points to, or 0 */
 static size_t callback_target(const struct emit *e, size_t sec)
 {
-	size_t nr, rs = emit_rela_of(e, sec), idx;
+	size_t nr, nrel, idx;
 	const Elf64_Sym *syms = kelf_syms(&e->elf, &nr);
-	const Elf64_Rela *r;
+	const Elf64_Rela *r = kelf_relas_of(&e->elf, sec, &nrel);
 
-	if (!rs || e->elf.secs[rs].size != sizeof(*r))
+	if (nrel != 1)
 		return 0;
-	r = (const Elf64_Rela *)e->elf.secs[rs].data;
 	idx = ELF64_R_SYM(r->r_info);
 	if (!idx || idx >= nr)
 		return 0;

@@ -18,12 +18,6 @@ static bool sec_is(const struct emit *e, size_t sec, GElf_Xword flag)
 	return sec < e->elf.nsec && (e->elf.secs[sec].sh.sh_flags & flag);
 }
 
-static bool writable(const struct emit *e, size_t sec)
-{
-	return sec_is(e, sec, SHF_WRITE) ||
-	       e->elf.secs[sec].sh.sh_type == SHT_NOBITS;
-}
-
 static void keep_section(struct emit *e, size_t sec)
 {
 	if (sec && sec < e->elf.nsec && !e->keep[sec]) {
@@ -119,7 +113,7 @@ static int reach_symbol(struct emit *e, size_t idx)
 	}
 	if (cold_part(e, s) || once_flag(e, s))
 		return emit_keep_symbol(e, idx);
-	if (type == STT_FUNC || (type == STT_OBJECT && writable(e, s->st_shndx))) {
+	if (type == STT_FUNC || (type == STT_OBJECT && kelf_sec_writable(&e->elf, s->st_shndx))) {
 		e->fate[idx] = EMIT_EXTERN;
 		return 0;
 	}
@@ -127,7 +121,7 @@ static int reach_symbol(struct emit *e, size_t idx)
 		return emit_keep_symbol(e, idx);
 	/* a label gas kept for a string of a mergeable section (.LC6) */
 	if (type == STT_NOTYPE && ELF64_ST_BIND(s->st_info) == STB_LOCAL &&
-	    !writable(e, s->st_shndx) && !sec_is(e, s->st_shndx, SHF_EXECINSTR)) {
+	    !kelf_sec_writable(&e->elf, s->st_shndx) && !sec_is(e, s->st_shndx, SHF_EXECINSTR)) {
 		e->fate[idx] = EMIT_KEEP;
 		keep_section(e, s->st_shndx);
 		return 0;
@@ -153,7 +147,7 @@ int emit_reach(struct emit *e, const Elf64_Rela *r, size_t from)
 		return 0;
 	/* strings and constants have no symbols: copied whole */
 	if (sec_is(e, sec, SHF_MERGE) ||
-	    (!writable(e, sec) && !sec_is(e, sec, SHF_EXECINSTR))) {
+	    (!kelf_sec_writable(&e->elf, sec) && !sec_is(e, sec, SHF_EXECINSTR))) {
 		keep_section(e, sec);
 		return 0;
 	}
@@ -167,18 +161,6 @@ int emit_reach(struct emit *e, const Elf64_Rela *r, size_t from)
 	}
 	return emit_err(e, "%s: refers to %s+%lld, which no symbol names",
 			e->elf.secs[from].name, e->elf.secs[sec].name, off);
-}
-
-/* the relocation section of section @sec, or 0 */
-size_t emit_rela_of(const struct emit *e, size_t sec)
-{
-	size_t i;
-
-	for (i = 1; i < e->elf.nsec; i++)
-		if (e->elf.secs[i].sh.sh_type == SHT_RELA &&
-		    e->elf.secs[i].sh.sh_info == sec)
-			return i;
-	return 0;
 }
 
 /**
@@ -198,7 +180,7 @@ int emit_closure(struct emit *e)
 
 			if (!e->keep[i])
 				continue;
-			rs = emit_rela_of(e, i);
+			rs = kelf_rela_sec(&e->elf, i);
 			if (!rs)
 				continue;
 			r = (const Elf64_Rela *)e->elf.secs[rs].data;

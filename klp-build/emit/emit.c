@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "emit.h"
-#include "../../klp-convert/util.h"
+#include "util.h"
 
 int emit_err(struct emit *e, const char *fmt, ...)
 {

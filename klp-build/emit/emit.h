@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../klp-convert/elf-file.h"
+#include "elf-file.h"
 
 /* what happens to a symbol of the patched object */
 enum emit_fate {
@@ -60,7 +60,6 @@ int emit_keep_symbol(struct emit *e, size_t sym);
 int emit_reach(struct emit *e, const Elf64_Rela *r, size_t from);
 int emit_closure(struct emit *e);
 size_t emit_sym_at(const struct emit *e, size_t sec, long long off);
-size_t emit_rela_of(const struct emit *e, size_t sec);
 
 /* callbacks.c */
 int emit_callbacks(struct emit *e);

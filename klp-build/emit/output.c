@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "emit.h"
-#include "../../klp-convert/util.h"
+#include "util.h"
 
 /*
  * Section @sec holds a function: it is carried code, not a section of

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "emit.h"
-#include "../../klp-convert/util.h"
+#include "util.h"
 
 /**
  * struct special - a section of fixed-size entries
@@ -80,13 +80,9 @@ static bool points_to_kept(const struct emit *e, const Elf64_Rela *r)
  */
 bool emit_entry_kept(const struct emit *e, size_t sec, size_t size, size_t i)
 {
-	size_t rs = emit_rela_of(e, sec), j, nr;
-	const Elf64_Rela *r;
+	size_t j, nr;
+	const Elf64_Rela *r = kelf_relas_of(&e->elf, sec, &nr);
 
-	if (!rs)
-		return false;
-	r = (const Elf64_Rela *)e->elf.secs[rs].data;
-	nr = e->elf.secs[rs].size / sizeof(*r);
 	for (j = 0; j < nr; j++)
 		if (r[j].r_offset == i * size)
 			return points_to_kept(e, &r[j]);
@@ -96,13 +92,9 @@ bool emit_entry_kept(const struct emit *e, size_t sec, size_t size, size_t i)
 /* reach what the other fields of kept entries of @sec point to */
 static int reach_entries(struct emit *e, size_t sec, size_t size)
 {
-	size_t rs = emit_rela_of(e, sec), j, nr;
-	const Elf64_Rela *r;
+	size_t j, nr;
+	const Elf64_Rela *r = kelf_relas_of(&e->elf, sec, &nr);
 
-	if (!rs)
-		return 0;
-	r = (const Elf64_Rela *)e->elf.secs[rs].data;
-	nr = e->elf.secs[rs].size / sizeof(*r);
 	for (j = 0; j < nr; j++) {
 		if (!emit_entry_kept(e, sec, size, r[j].r_offset / size))
 			continue;
@@ -139,7 +131,7 @@ int emit_special_sections(struct emit *e)
 /* the entries of @sec (and its pair) that are kept, compacted in place */
 static int filter_section(struct emit *e, const struct special *sp, size_t sec)
 {
-	size_t rs = emit_rela_of(e, sec), pair = sp->pair ? kelf_find(&e->elf, sp->pair) : 0;
+	size_t rs = kelf_rela_sec(&e->elf, sec), pair = sp->pair ? kelf_find(&e->elf, sp->pair) : 0;
 	struct kelf_sec *s = &e->elf.secs[sec];
 	size_t n = s->size / sp->size, i, out = 0, j, nr = 0, rout = 0;
 	Elf64_Rela *r = NULL;

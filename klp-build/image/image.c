@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "kallsyms.h"
-#include "../../klp-convert/util.h"
+#include "util.h"
 
 /* the setup header's fields (Documentation/x86/boot.rst) */
 #define BZ_SETUP_SECTS		0x1f1

@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "kallsyms.h"
-#include "../../klp-convert/util.h"
+#include "util.h"
 
 /* an x86-64 kernel image (text to .rodata) spans less than this */
 #define MAX_IMAGE_SPAN		0x40000000ULL
