@@ -164,10 +164,14 @@ unit_command() {
 	cmd_file_command "$WORK/orig/$1.cmd"
 }
 
-# klpc_include: klpc's headers, this tree's (a clone) or the installed ones
+# klpc_include: klpc's headers, this tree's (a clone) or the installed
+# ones; KLPC_CPATH, where the patched units find kpatch's header names,
+# klpc.h, and upstream/ (headers of later kernels: searched after the
+# kernel's own, so a kernel that has one uses it)
 klpc_include() {
 	KLPC_INCLUDE=${KLPC_INCLUDE:-$KLPC_BUILD_DIR/../include}
 	[ -f "$KLPC_INCLUDE/klpc.h" ] || KLPC_INCLUDE=/usr/share/klpc/include
+	KLPC_CPATH=$KLPC_INCLUDE/kpatch:$KLPC_INCLUDE:$KLPC_INCLUDE/upstream
 }
 
 # patched_unit UNIT: compile UNIT after the diff with the very command
@@ -180,7 +184,7 @@ patched_unit() {
 	[ -n "$_cmd" ] || return 1
 	unlink_outputs "$1"
 	klpc_include
-	(cd "$WORK/tree" && CPATH=$KLPC_INCLUDE/kpatch:$KLPC_INCLUDE sh -c "$_cmd") \
+	(cd "$WORK/tree" && CPATH=$KLPC_CPATH sh -c "$_cmd") \
 		>>"$WORK/build.log" 2>&1 || return 1
 	mkdir -p "$WORK/patched/$(dirname "$1")"
 	mv "$WORK/tree/$1" "$WORK/patched/$1"

@@ -22,7 +22,7 @@ unit_symvers() {
 	_cc=$(echo "$_cc" | sed "s| -c -o $1 $_src *\$||; s| -Wp,-MMD,[^ ]*||")
 	klpc_include
 	(cd "$WORK/tree" &&
-		CPATH=$KLPC_INCLUDE/kpatch:$KLPC_INCLUDE sh -c "$_cc -E -D__GENKSYMS__ $_src" |
+		CPATH=$KLPC_CPATH sh -c "$_cc -E -D__GENKSYMS__ $_src" |
 		scripts/genksyms/genksyms -r /dev/null) 2>>"$WORK/build.log"
 }
 

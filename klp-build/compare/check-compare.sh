@@ -542,6 +542,71 @@ EOF
 	fi
 }
 
+# annotation KIND NAME: what klpc-build-macros.h's KLPC_IGNORE_*() and
+# KLPC_FORCE_UNSAFE() leave in the unit
+annotation() {
+	echo "static const char __attribute__((used, section(\".discard.klpc.$1\")))" \
+		"annot_$1_$(echo "$2" | tr -c 'a-z\n' _)[] = \"$2\";"
+}
+
+# KPATCH_IGNORE_FUNCTION(g): only f is patched; an ignored change of an
+# __init function is not refused; a name the unit does not define is
+case_annot_ignore() {
+	printf '%s\n' 'int f(int v) { return ext(v); }' \
+		'int g(int v) { return ext(v + 1); }' 'int __init setup(void) { return ext(1); }' |
+		unit ignore-a
+	{
+		printf '%s\n' 'int f(int v) { return ext(v) + 1; }' \
+			'int g(int v) { return ext(v + 2); }' 'int __init setup(void) { return ext(2); }'
+		annotation ignore_function g
+		annotation ignore_function setup
+	} | unit ignore-b
+	expect ignore 0 'changed f'
+	cp "$DIR/ignore-a.o" "$DIR/ignoreundef-a.o"
+	{
+		printf '%s\n' 'int f(int v) { return ext(v) + 1; }' \
+			'int g(int v) { return ext(v + 1); }'
+		annotation ignore_function ext
+	} | unit ignoreundef-b
+	expect ignoreundef 1 'KPATCH_IGNORE_FUNCTION(ext): no such function here'
+}
+
+# KPATCH_IGNORE_SECTION(".text.g"), and of data whose size changed (new
+# code would use the kernel's object with the new layout: refused)
+case_annot_section() {
+	printf '%s\n' 'int f(int v) { return ext(v); }' 'int g(int v) { return ext(v + 1); }' |
+		unit section-a
+	{
+		printf '%s\n' 'int f(int v) { return ext(v) + 1; }' 'int g(int v) { return ext(v + 2); }'
+		annotation ignore_section .text.g
+	} | unit section-b
+	expect section 0 'changed f'
+	printf '%s\n' 'int tab[2] = { 1, 2 };' 'int f(int v) { return ext(tab[v]); }' |
+		unit sectiondata-a
+	{
+		printf '%s\n' 'int tab[3] = { 1, 2, 3 };' 'int f(int v) { return ext(tab[v]) + 1; }'
+		annotation ignore_section .data.tab
+	} | unit sectiondata-b
+	expect sectiondata 1 'tab: ignored, but its size changed'
+}
+
+# KPATCH_FORCE_UNSAFE(f): a digits-only change is patched; a changed
+# __init function is still refused
+case_annot_force() {
+	echo 'extern void say(const char *s); void f(void) { say("x.c:10"); }' | unit force-a
+	{
+		echo 'extern void say(const char *s); void f(void) { say("x.c:12"); }'
+		annotation force f
+	} | unit force-b
+	expect force 0 'changed f'
+	echo 'int __init setup(void) { return ext(1); }' | unit forceinit-a
+	{
+		echo 'int __init setup(void) { return ext(2); }'
+		annotation force setup
+	} | unit forceinit-b
+	expect forceinit 1 'an __init or __exit function changed'
+}
+
 main() {
 	[ -x "$COMPARE" ] || { echo "no $COMPARE: make klp-build/compare/klpc-compare"; exit 1; }
 	[ -x "$EMIT" ] || make -s -C "$ROOT" klp-build/emit/klpc-emit
@@ -551,7 +616,8 @@ main() {
 	for c in same body inline notrace global_notrace data rodata init \
 		line strings new static_local static_renumbered digits key_order \
 		emit_cold_only emit_cold_kept emit_clone_cold emit_once_new \
-		emit_once_adjacent emit_imm_static once_clone; do
+		emit_once_adjacent emit_imm_static once_clone annot_ignore \
+		annot_section annot_force; do
 		"case_$c"
 	done
 		cases_summary compare

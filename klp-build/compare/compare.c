@@ -24,6 +24,15 @@
  * a changed initializer or layout of existing data, a changed __init or
  * __exit function, a changed function ftrace cannot redirect, a static
  * local that cannot be matched with the running kernel's instance.
+ *
+ * The diff's annotations (annotate.c) steer this: an ignored function or
+ * section's changes are left out (the running code and data stay; a data
+ * object whose size changed is still refused, as new code would use it
+ * with the new layout); a forced function is patched even when only
+ * digits in its strings changed, or it uses a static local without a twin
+ * (a fresh one in the module).  Nothing overrides the refusals of what
+ * cannot work: __init/__exit, noinstr or entry code, a notrace global,
+ * changed data.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +44,10 @@
 static const char *patched_path;
 
 static const char digits_only[] =
-	"only digits in its strings changed: a moved __LINE__ cannot be told from a fix";
+	"only digits in its strings changed (a moved __LINE__?): KPATCH_FORCE_UNSAFE() patches it";
+
+static const char ignored_size[] =
+	"ignored, but its size changed: new code would use the old object as the new";
 
 static int refuse(const struct cmp_sym *s, const char *why)
 {
@@ -116,6 +128,8 @@ static int mark_changed(struct cmp_obj *orig, struct cmp_obj *patched,
 {
 	struct cmp_sym *parent;
 
+	if (s->ignored)
+		return 0;	/* the running code stays */
 	s->state = CMP_CHANGED;
 	if (strstr(s->name, ".cold")) {
 		parent = cold_parent(patched, s);
@@ -173,6 +187,43 @@ static bool housekeeping(const struct cmp_sym *s)
 	return false;
 }
 
+/*
+ * An ignored change: the running kernel's function or data stays.  Data
+ * whose size changed stays refused: the patched code that uses it would
+ * use the kernel's instance with the new layout.
+ */
+static int ignore_change(struct cmp_sym *s)
+{
+	if (!cmp_is_func(s) && s->sym->st_size != s->twin->sym->st_size)
+		return refuse(s, ignored_size);
+	s->state = CMP_SAME;
+	return 0;
+}
+
+/*
+ * A static local whose running instance cannot be told is refused unless
+ * each function that uses it is forced (a fresh instance in the module:
+ * the author says the old and the new code need not share it) or
+ * ignored (the running code stays, with the running instance).
+ */
+static bool fresh_local_allowed(struct cmp_obj *patched, struct cmp_sym *s)
+{
+	struct cmp_sym *users[64];
+	size_t n, i, ignored = 0;
+
+	n = cmp_users(patched, s, users, 64);
+	if (!n || n == 64)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!users[i]->forced && !users[i]->ignored)
+			return false;
+		ignored += users[i]->ignored;
+	}
+	if (ignored == n)
+		s->state = CMP_SAME;	/* no new code uses it */
+	return true;
+}
+
 /* decide each patched symbol's state; refuse what cannot be patched */
 static int classify(struct cmp_obj *orig, struct cmp_obj *patched)
 {
@@ -192,17 +243,19 @@ static int classify(struct cmp_obj *orig, struct cmp_obj *patched)
 	for (i = 0; i < patched->nr; i++) {
 		struct cmp_sym *s = &patched->syms[i];
 
-		if (s->state == CMP_CHANGED && !cmp_is_func(s) &&
-		    housekeeping(s))
+		if (s->state == CMP_CHANGED && s->ignored)
+			ret |= ignore_change(s);
+		else if (s->state == CMP_CHANGED && !cmp_is_func(s) &&
+			 housekeeping(s))
 			s->state = CMP_SAME;	/* a line number moved */
 		else if (s->state == CMP_CHANGED && !cmp_is_func(s))
 			ret |= changed_data(orig, patched, s);
-		else if (s->state == CMP_CHANGED && s->digits)
+		else if (s->state == CMP_CHANGED && s->digits && !s->forced)
 			ret |= refuse(s, digits_only);
 		else if (s->state == CMP_CHANGED)
 			ret |= mark_changed(orig, patched, s, 0);
 		else if (s->ambiguous && writable(patched, s) &&
-			 !housekeeping(s))
+			 !housekeeping(s) && !fresh_local_allowed(patched, s))
 			ret |= refuse(s, "a static local with no twin in the running kernel");
 	}
 	return ret;
@@ -247,7 +300,7 @@ int main(int argc, char **argv)
 	if (cmp_open(&orig, argv[1]) || cmp_open(&patched, argv[2]))
 		return 1;
 	cmp_correlate(&orig, &patched);
-	ret = classify(&orig, &patched);
+	ret = cmp_annotations(&patched) ?: classify(&orig, &patched);
 	if (!ret)
 		report(&patched);
 	cmp_close(&orig);

@@ -40,6 +40,10 @@ enum cmp_state {
  *		told among the original's (see cmp_correlate())
  * @digits:	a changed function that only digits in its strings set
  *		apart from its twin (see cmp_same_but_digits())
+ * @ignored:	its changes are ignored (KPATCH_IGNORE_FUNCTION or
+ *		KPATCH_IGNORE_SECTION; see annotate.c)
+ * @forced:	patched where a change would be refused only as a
+ *		judgement (KPATCH_FORCE_UNSAFE)
  */
 struct cmp_sym {
 	const Elf64_Sym *sym;
@@ -50,6 +54,8 @@ struct cmp_sym {
 	enum cmp_state state;
 	bool ambiguous;
 	bool digits;
+	bool ignored;
+	bool forced;
 };
 
 /**
@@ -67,6 +73,9 @@ struct cmp_obj {
 int cmp_open(struct cmp_obj *o, const char *path);
 void cmp_close(struct cmp_obj *o);
 bool cmp_is_func(const struct cmp_sym *s);
+
+/* annotate.c */
+int cmp_annotations(struct cmp_obj *o);
 
 /* correlate.c */
 void cmp_correlate(struct cmp_obj *orig, struct cmp_obj *patched);
