@@ -187,11 +187,12 @@ install-tools: klp-convert/klpc-convert klp-build/compare/klpc-compare klp-build
 	install -m 755 klp-build/klpc-build klp-build/klpc-image '$(DESTDIR)$(KLPC_SHARE_DIR)/build/'
 	install -m 644 klp-build/prepare.sh klp-build/diffs.sh klp-build/reach.sh klp-build/reach.awk \
 		klp-build/idirs.awk klp-build/objs.mk klp-build/build-units.sh klp-build/compare.sh \
-		klp-build/emit.sh klp-build/kallsyms.awk klp-build/image.sh '$(DESTDIR)$(KLPC_SHARE_DIR)/build/'
+		klp-build/emit.sh klp-build/image.sh '$(DESTDIR)$(KLPC_SHARE_DIR)/build/'
 	install -m 755 klp-build/image/klpc-kallsyms '$(DESTDIR)$(KLPC_SHARE_DIR)/build/image/'
 	install -m 755 klp-build/compare/klpc-compare '$(DESTDIR)$(KLPC_SHARE_DIR)/build/compare/'
 	install -m 755 klp-build/emit/klpc-emit '$(DESTDIR)$(KLPC_SHARE_DIR)/build/emit/'
 	install -D -m 755 klp-build/lines/klpc-fix-lines '$(DESTDIR)$(KLPC_SHARE_DIR)/build/lines/klpc-fix-lines'
+	install -D -m 644 klp-build/hook/klpc-hook.c '$(DESTDIR)$(KLPC_SHARE_DIR)/build/hook/klpc-hook.c'
 
 # An out-of-tree patch, built from this tree without klpc-tools installed:
 # klpc-patch.mk from cli/, klpc.ko's symbol versions from the one built

@@ -118,8 +118,8 @@ $1"
 		cve:*) modinfo -F klpc_cve "$_ko" | grep -qxF "$_a" ||
 			echo "no klpc_cve $_a: '$(modinfo -F klpc_cve "$_ko" | paste -sd' ' -)'" ;;
 		holds:*) strings "$_ko" | grep -qF -- "$_a" || echo "no '$_a' in the module" ;;
-		hook:*) grep -qF -- "$_a" "$_work/module/klpc-hook.c" || echo "no '$_a' in its hook" ;;
-		nohook:*) ! grep -qF -- "$_a" "$_work/module/klpc-hook.c" || echo "'$_a' in its hook" ;;
+		hook:*) grep -qF -- "$_a" "$_work/module/klpc-hook.h" || echo "no '$_a' in its hook" ;;
+		nohook:*) ! grep -qF -- "$_a" "$_work/module/klpc-hook.h" || echo "'$_a' in its hook" ;;
 		esac
 	done | paste -sd';' -)
 	rm -rf "$_work"
@@ -140,7 +140,7 @@ input_cases() {
 	built mail "out:skipping Documentation/filesystems/proc.rst" \
 		"out:skipping tools/testing/selftests/proc/klpc-cmdline.c" \
 		"desc:proc: /proc/cmdline says a mail patched it" "cve:CVE-2026-10001" \
-		"holds:klpc mail: " "hook:.replace = true," -- -k "$1" "$_in/mail-cve.patch"
+		"holds:klpc mail: " "hook:KLPC_HOOK_REPLACE true" -- -k "$1" "$_in/mail-cve.patch"
 	built series "holds:klpc mail, then a follow-up: " \
 		"desc:proc: /proc/cmdline says a mail patched it (and 1 more)" \
 		-- -k "$1" "$_in/series-two/series"
@@ -150,7 +150,7 @@ input_cases() {
 		-k "$1" "$_in/series-two/0001-mail.patch" "$_in/series-two/0001-mail.patch"
 	built fuzz "out:applied with fuzz" "holds:klpc build: " -- \
 		-k "$1" --fuzz 1 "$_in/fuzz.patch"
-	built no-replace "nohook:.replace" -- -k "$1" --no-replace "$ROOT/tests/fixes/cmdline.patch"
+	built no-replace "hook:KLPC_HOOK_REPLACE false" -- -k "$1" --no-replace "$ROOT/tests/fixes/cmdline.patch"
 }
 
 # from_image KVER: with neither KLPC_VMLINUX_ID nor KLPC_KALLSYMS (a build

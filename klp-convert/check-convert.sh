@@ -166,6 +166,9 @@ check_refusals() {
 	refuse "a bad --replaces" "expected OBJECT:NAME" $SYMVERS --vmlinux-id $ID -r nocolon "$a"
 	refuse "a bad build ID" "is not hex" $SYMVERS --vmlinux-id xyz "$a"
 	refuse "rewriting an unconverted record" "convert it first" --rewrite-record --vmlinux-id $ID "$a"
+	refuse "--annotated, a symbol without KLPC_SYMBOL()" \
+		"uptime_proc_show: not exported, and no KLPC_SYMBOL() says where it is" \
+		$SYMVERS --vmlinux-id $ID --annotated "$W/ext-b.ko"
 	}
 	cmp -s "$a" "$W/ext-a.orig" || fail "a refused conversion changed its input"
 }

@@ -43,6 +43,7 @@ struct conv {
 	const char *in;			/* the patch module, for messages */
 	struct symvers exports;
 	bool have_symvers;
+	bool annotated;			/* --annotated: only KLPC_SYMBOL()s */
 	struct objsym *annots, *replaces, *sizes;
 	size_t nr_annots, nr_replaces, nr_sizes;
 	char **module_paths;		/* --module, then --module-dir's */

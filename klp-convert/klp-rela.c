@@ -33,6 +33,15 @@ static int classify(struct conv *c, const char *name, const char **object,
 
 	if (!a && symvers_has(&c->exports, name))
 		return 0;
+	/*
+	 * klpc build's klpc-emit placed every unexported symbol: one it
+	 * did not is not the converter's to guess.
+	 */
+	if (!a && c->annotated) {
+		kelf_err(c->in, "%s: not exported, and no KLPC_SYMBOL() says where it is",
+			 name);
+		return -1;
+	}
 	*object = a ? a->object : "vmlinux";
 	*pos = a ? a->pos : 0;
 	if (a)

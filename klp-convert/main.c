@@ -17,7 +17,7 @@ enum mode { CONVERT, REWRITE, SHOW, BUILD_ID };
 enum {
 	OPT_VMLINUX = 256, OPT_VMLINUX_ID, OPT_NO_VMLINUX_ID, OPT_MODULE,
 	OPT_MODULE_DIR, OPT_MODULE_ID, OPT_FUNC_SIZE, OPT_REWRITE, OPT_SHOW,
-	OPT_BUILD_ID,
+	OPT_BUILD_ID, OPT_ANNOTATED,
 };
 
 static const struct option options[] = {
@@ -34,6 +34,7 @@ static const struct option options[] = {
 	{ "rewrite-record", no_argument, NULL, OPT_REWRITE },
 	{ "show", no_argument, NULL, OPT_SHOW },
 	{ "build-id", no_argument, NULL, OPT_BUILD_ID },
+	{ "annotated", no_argument, NULL, OPT_ANNOTATED },
 	{ "help", no_argument, NULL, 'h' },
 	{ }
 };
@@ -50,6 +51,8 @@ static void print_usage(FILE *f)
 	      "  --vmlinux FILE           the target's vmlinux with symbols\n"
 	      "  --module FILE            a target module (.ko)\n"
 	      "  --module-dir DIR         target modules, found by name under DIR\n"
+	      "  --annotated              convert only KLPC_SYMBOL()s: any other\n"
+	      "                           unexported symbol is an error\n"
 	      "record options:\n"
 	      "  --vmlinux-id HEX         vmlinux's GNU build ID\n"
 	      "  --no-vmlinux-id          record none (klpc cannot check the kernel)\n"
@@ -100,6 +103,9 @@ static int parse_opt(struct conv *c, int opt, enum mode *mode, const char **out)
 		return 0;
 	case OPT_VMLINUX:
 		c->vmlinux = optarg;
+		return 0;
+	case OPT_ANNOTATED:
+		c->annotated = true;
 		return 0;
 	case OPT_VMLINUX_ID:
 		return add_id(c, "vmlinux", optarg);

@@ -87,7 +87,7 @@ static bool cold_part(const struct emit *e, const Elf64_Sym *s)
  * The flags of DO_ONCE_LITE() (pr_*_once(), WARN_ONCE(), printk_once()),
  * side by side in .data.once: vmlinux has hundreds of __already_done.N,
  * away from their unit's other symbols, so which is the kernel's one of
- * this unit cannot be told (kallsyms.awk).  The patch has its own, zero
+ * this unit cannot be told (kallsyms.c).  The patch has its own, zero
  * at load: a new site's flag is new anyway, and an existing site reports
  * once more at most.
  */

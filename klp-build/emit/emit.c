@@ -1,24 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * emit.c - klpc-emit: a unit's patched object cut down to what a live
- * patch carries
- *
- *	klpc-emit PATCHED.o CHANGES PREFIX OUT.o
- *
- * CHANGES is klpc-compare's output for the unit (changed, copied, new,
- * new-data and twin lines).  OUT.o holds the kept code and data; for each
- * changed function it prints
- *
- *	func KERNELNAME PREFIX_N
- *
- * the function the running kernel calls, and the global symbol of its
- * replacement, for the patch's klpc_func table; for each callback the
- * unit declares (callbacks.c)
- *
- *	callback KIND PREFIX_N
- *
- * Exit 1 with a message
- * naming the file and what could not be kept.
+ * emit.c - each unit's patched object cut down to what a live patch
+ * carries: the functions the comparison named (changed, copied, new), the
+ * new data, the callbacks, and the closure of what they need
+ * (closure.c, special.c); written by output.c as OUT_DIR/uN.o_shipped
+ * with a global alias klpc_new_uN_M for each replacement and callback,
+ * which the patch (patch.h) gathers.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -87,28 +74,23 @@ static int one_change(struct emit *e, const char *what, const char *name,
 	return emit_keep_symbol(e, idx);
 }
 
-/* twin lines first: "changed" names the kernel's symbol */
-static int read_changes(struct emit *e, const char *path)
+/* unit @unit's lines of @ch, twin lines first: "changed" names the
+ * kernel's symbol */
+static int apply_changes(struct emit *e, const struct emit_changes *ch,
+			 const char *unit)
 {
-	char line[1024], what[32], name[512], orig[512];
-	int pass, n;
-	FILE *f;
+	size_t pass, i;
 
-	for (pass = 0; pass < 2; pass++) {
-		f = fopen(path, "r");
-		if (!f)
-			return emit_err(e, "cannot read %s", path);
-		while (fgets(line, sizeof(line), f)) {
-			n = sscanf(line, "%31s %511s %511s", what, name, orig);
-			if (n < 2 || !pass != !strcmp(what, "twin"))
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < ch->nr; i++) {
+			const struct emit_change *c = &ch->lines[i];
+
+			if (strcmp(c->unit, unit) ||
+			    !pass != !strcmp(c->what, "twin"))
 				continue;
-			if (one_change(e, what, name, n == 3 ? orig : NULL)) {
-				fclose(f);
+			if (one_change(e, c->what, c->name, c->orig))
 				return -1;
-			}
 		}
-		fclose(f);
-	}
 	return 0;
 }
 
@@ -136,20 +118,20 @@ static void emit_free(struct emit *e)
 	kelf_free(&e->elf);
 }
 
-int main(int argc, char **argv)
+/* cut unit @unit (the @n-th) into @out */
+static int emit_unit(struct patch *p, const struct emit_changes *ch,
+		     const char *unit, size_t n, const char *patched,
+		     const char *out)
 {
-	struct emit e = { 0 };
-	int ret = 1;
+	struct emit e = { .patch = p, .unit = n };
+	char prefix[32];
+	int ret = -1;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: klpc-emit PATCHED.o CHANGES PREFIX OUT.o\n");
-		return 2;
-	}
-	kelf_prog = "klpc-emit";
-	if (kelf_read(&e.elf, argv[1]))
-		return 1;
+	if (kelf_read(&e.elf, patched))
+		return -1;
+	e.object = emit_unit_object(ch, unit);
 	emit_init(&e);
-	if (read_changes(&e, argv[2]) || emit_callbacks(&e))
+	if (apply_changes(&e, ch, unit) || emit_callbacks(&e))
 		goto out;
 	do {
 		if (emit_closure(&e))
@@ -158,10 +140,54 @@ int main(int argc, char **argv)
 		if (emit_special_sections(&e))
 			goto out;
 	} while (e.changed);
-	if (emit_output(&e, argv[3], argv[4]))
-		goto out;
-	ret = 0;
+	snprintf(prefix, sizeof(prefix), "klpc_new_u%zu", n);
+	ret = emit_output(&e, prefix, out);
 out:
 	emit_free(&e);
 	return ret;
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+	char *path = xmalloc(strlen(dir) + strlen(name) + 2);
+
+	sprintf(path, "%s/%s", dir, name);
+	return path;
+}
+
+/**
+ * emit_units() - cut every unit of @ch and place its names
+ * @p:		the patch: gathers the units' functions and callbacks
+ * @ch:		klpc-compare's lines for every unit
+ * @orig:	the directory of the objects before the diff
+ * @patched:	the directory of the objects after it
+ * @out:	where uN.o_shipped is written for the N-th unit
+ *
+ * Return: 0, or -1 after a message.
+ */
+int emit_units(struct patch *p, const struct emit_changes *ch,
+	       const char *orig, const char *patched, const char *out)
+{
+	const char **units;
+	size_t n = emit_unit_names(ch, &units), i;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		char name[32], src[4096], *o, *pa, *cut;
+
+		snprintf(name, sizeof(name), "u%zu.o_shipped", i);
+		o = path_in(orig, units[i]);
+		pa = path_in(patched, units[i]);
+		cut = path_in(out, name);
+		/* the unit's source, for messages: fs/proc/cmdline.c */
+		snprintf(src, sizeof(src), "%.*s.c", (int)strlen(units[i]) - 2,
+			 units[i]);
+		ret = emit_unit(p, ch, units[i], i, pa, cut) ||
+		      place_unit(p, src, emit_unit_object(ch, units[i]), i, o, cut);
+		free(o);
+		free(pa);
+		free(cut);
+	}
+	free(units);
+	return ret ? -1 : 0;
 }

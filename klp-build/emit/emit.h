@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "elf-file.h"
+#include "patch.h"
 
 /* what happens to a symbol of the patched object */
 enum emit_fate {
@@ -40,6 +41,9 @@ enum emit_fate {
  *		or NULL
  * @nsyms:	the symbol count (of the arrays above)
  * @changed:	set by emit_closure() when anything new was kept
+ * @patch:	the patch: gathers the unit's functions and callbacks
+ * @object:	the object the unit is linked into ("vmlinux", a module)
+ * @unit:	the unit's number
  */
 struct emit {
 	struct kelf elf;
@@ -50,10 +54,37 @@ struct emit {
 	const char **callback;
 	size_t nsyms;
 	bool changed;
+	struct patch *patch;
+	const char *object;
+	size_t unit;
+};
+
+/* a line of klpc-compare's output, as compare.sh gathers them */
+struct emit_change {
+	char *object;	/* what the unit is linked into */
+	char *unit;	/* its object's path: fs/proc/cmdline.o */
+	char *what;	/* changed, copied, new, new-data, twin */
+	char *name;
+	char *orig;	/* a twin's name in the running kernel, or NULL */
+};
+
+struct emit_changes {
+	struct emit_change *lines;
+	size_t nr;
 };
 
 int emit_err(struct emit *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* changes.c */
+int emit_read_changes(struct emit_changes *ch, const char *path);
+void emit_free_changes(struct emit_changes *ch);
+size_t emit_unit_names(const struct emit_changes *ch, const char ***out);
+const char *emit_unit_object(const struct emit_changes *ch, const char *unit);
+
+/* emit.c */
+int emit_units(struct patch *p, const struct emit_changes *ch,
+	       const char *orig, const char *patched, const char *out);
 
 /* closure.c */
 int emit_keep_symbol(struct emit *e, size_t sym);

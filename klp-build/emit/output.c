@@ -144,8 +144,8 @@ static void klpc_names(struct emit *e)
 
 /*
  * A global alias PREFIX_N for each patched function, which the patch's
- * klpc_func table names as new_func, printed as "func KERNELNAME ALIAS";
- * and for each callback, printed as "callback KIND ALIAS".
+ * klpc_func table names as new_func, and for each callback: both are
+ * given to the patch (patch_add_func(), patch_add_callback()).
  */
 static void add_aliases(struct emit *e, const char *prefix)
 {
@@ -173,12 +173,14 @@ static void add_aliases(struct emit *e, const char *prefix)
 		a->st_name = names[n];
 		a->st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
 		a->st_other = 0;
+		snprintf(alias, sizeof(alias), "%s_%zu", prefix, n++);
 		if (e->callback[i])
-			printf("callback %s %s_%zu\n", e->callback[i], prefix, n);
+			patch_add_callback(e->patch, e->object, e->callback[i],
+					   alias);
 		else
-			printf("func %s %s_%zu\n", e->kname[i] ? e->kname[i] :
-			       kelf_sym_name(&e->elf, &syms[i]), prefix, n);
-		n++;
+			patch_add_func(e->patch, e->object, e->kname[i] ?
+				       e->kname[i] : kelf_sym_name(&e->elf, &syms[i]),
+				       alias, e->unit);
 	}
 	kelf_set_data(&e->elf, e->elf.symtab, out, (nr + count) * sizeof(*out));
 	free(names);

@@ -17,7 +17,12 @@
 #include "symvers.h"
 #include "util.h"
 
-static void add(struct symvers *sv, const char *name)
+/**
+ * symvers_add() - add a name to a set
+ * @sv:		the set
+ * @name:	the name, copied
+ */
+void symvers_add(struct symvers *sv, const char *name)
 {
 	if (sv->nr == sv->alloc) {
 		sv->alloc = sv->alloc ? 2 * sv->alloc : 4096;
@@ -48,7 +53,7 @@ int symvers_read(struct symvers *sv, const char *path)
 			break;
 		}
 		*end = '\0';
-		add(sv, name + 1);
+		symvers_add(sv, name + 1);
 	}
 	free(line);
 	fclose(f);

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* symvers.h - the symbols a kernel exports to modules (Module.symvers) */
+/*
+ * symvers.h - sets of symbol names: the symbols a kernel exports to
+ * modules (Module.symvers), the names an object defines
+ */
 #ifndef KLPC_SYMVERS_H
 #define KLPC_SYMVERS_H
 
@@ -7,11 +10,12 @@
 #include <stddef.h>
 
 struct symvers {
-	char **names;		/* sorted once all files are read */
+	char **names;		/* sorted at the first lookup after an add */
 	size_t nr, alloc;
 	bool sorted;
 };
 
+void symvers_add(struct symvers *sv, const char *name);
 int symvers_read(struct symvers *sv, const char *path);
 bool symvers_has(struct symvers *sv, const char *name);
 void symvers_free(struct symvers *sv);
