@@ -190,6 +190,28 @@ refuse_lane() {
 	done
 }
 
+# callback_set KO KIND FN: KO's first klpc_object has FN as its KIND
+# callback: the relocation at that field of klpc_objs (struct
+# klpc_object: name, funcs, then struct klpc_callbacks' four pointers,
+# pre_patch first) names FN or an alias at FN's place
+callback_set() {
+	case $2 in
+	pre_patch) _off=16 ;;
+	post_patch) _off=24 ;;
+	pre_unpatch) _off=32 ;;
+	post_unpatch) _off=40 ;;
+	*) return 1 ;;
+	esac
+	_objs=$(readelf -sW "$1" | awk '$8 == "klpc_objs" { print $2 }')
+	[ -n "$_objs" ] || return 1
+	_to=$(readelf -rW "$1" | awk -v at="$(printf '%016x' $((0x$_objs + _off)))" '
+		/^Relocation section/ { data = index($0, "'"'"'.rela.data'"'"'") > 0 }
+		data && $1 == at { print $5 }')
+	readelf -sW "$1" | awk -v a="$_to" -v f="$3" '
+		$8 == a { got = $2 " " $7 } $8 == f { want = $2 " " $7 }
+		END { exit !(a != "" && got != "" && got == want) }'
+}
+
 main() {
 	[ $# -eq 1 ] || { echo "usage: $0 KVER" >&2; exit 2; }
 	TMP=$(mktemp -d)
@@ -231,7 +253,8 @@ main() {
 	# dumped), the module checked for what the line names, ';' apart:
 	# "defines SYM" (the module's own SYM, no .klp.sym reference to the
 	# kernel's), "holds TEXT" (the diff's new string), "patches FUNC..."
-	# (the functions replaced, all of them)
+	# (the functions replaced, all of them), "callback KIND FN" (FN is the
+	# first object's KIND callback)
 	_ks=${KLPC_CACHE:-/var/cache/klpc}/kernel/$1/kallsyms
 	for _fix in "$ROOT"/tests/fixes/*.patch; do
 		_check=$(sed -n 's/^X-Klpc-Check: //p' "$_fix")
@@ -267,6 +290,9 @@ main() {
 				_got=$(echo "$_msg" | sed -n 's/^klpc build: changed function: \([^ ]*\) .*/\1/p' | sort | paste -sd' ' -)
 				[ "$_got" = "$(echo "$_arg" | tr ' ' '\n' | sort | paste -sd' ' -)" ] ||
 					_why="$_why; patches '$_got', not '$_arg'" ;;
+			callback\ *)
+				# shellcheck disable=SC2086 # KIND FN
+				callback_set "$_ko" $_arg || _why="$_why; no $_arg callback" ;;
 			*) _why="$_why; unknown check '$_c'" ;;
 			esac
 		done

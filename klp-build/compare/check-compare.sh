@@ -607,6 +607,30 @@ case_annot_force() {
 	expect forceinit 1 'an __init or __exit function changed'
 }
 
+# a second static local of the same name in g: which running one it is
+# cannot be told (refused); KPATCH_FORCE_UNSAFE(g) gives g a fresh one
+case_annot_force_local() {
+	_f='int f(int v) { static int count; count += v; return ext(count); }'
+	_g1='int g(int v) { static int count; count -= v; return ext(count); }'
+	_g2='int g(int v) { static int count; count -= v; if (v > 9) { static int count; return ext(++count); } return ext(count); }'
+	printf '%s\n' "$_f" "$_g1" | unit forcelocal-a
+	printf '%s\n' "$_f" "$_g2" | unit forcelocal-b
+	expect forcelocal 1 'a static local with no twin'
+	cp "$DIR/forcelocal-a.o" "$DIR/forcelocal2-a.o"
+	{
+		printf '%s\n' "$_f" "$_g2"
+		annotation force g
+	} | unit forcelocal2-b
+	_st=0
+	_out=$("$COMPARE" "$DIR/forcelocal2-a.o" "$DIR/forcelocal2-b.o" 2>&1) || _st=$?
+	if [ "$_st" != 0 ] || ! echo "$_out" | grep -qx 'changed g' ||
+		[ "$(echo "$_out" | grep -c '^new-data count\.')" != 1 ]; then
+		case_result fail forcelocal2 "exit $_st, not g changed with one new count: $(echo "$_out" | paste -sd, -)"
+	else
+		case_result ok forcelocal2
+	fi
+}
+
 main() {
 	[ -x "$COMPARE" ] || { echo "no $COMPARE: make klp-build/compare/klpc-compare"; exit 1; }
 	[ -x "$EMIT" ] || make -s -C "$ROOT" klp-build/emit/klpc-emit
@@ -617,7 +641,7 @@ main() {
 		line strings new static_local static_renumbered digits key_order \
 		emit_cold_only emit_cold_kept emit_clone_cold emit_once_new \
 		emit_once_adjacent emit_imm_static once_clone annot_ignore \
-		annot_section annot_force; do
+		annot_section annot_force annot_force_local; do
 		"case_$c"
 	done
 		cases_summary compare
