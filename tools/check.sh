@@ -263,6 +263,15 @@ do_compare() {
 	"$ROOT/klp-build/compare/check-compare.sh" "$LOGDIR/compare"
 }
 
+# klpc build's emit step (klpc-emit) builds warning-free and places each
+# name of a patch in the running kernel once, or refuses
+# (klp-build/emit/check-emit.sh).
+do_emit() {
+	rm -f "$ROOT/klp-build/emit/klpc-emit"
+	make -s -C "$ROOT" klp-build/emit/klpc-emit || return 1
+	"$ROOT/klp-build/emit/check-emit.sh" "$LOGDIR/emit"
+}
+
 # klpc build's symbols of a kernel it does not run on (klpc-kallsyms)
 # build warning-free and are, read from Debian's vmlinuz, those a guest
 # booted on it showed in /proc/kallsyms (vm/kallsyms.sh's dump; the
@@ -362,6 +371,7 @@ main() {
 	step "shellcheck" do_shellcheck
 	step "klpc-convert and its host tests" do_convert
 	step "klpc-compare and its host tests" do_compare
+	step "klpc-emit places each name once" do_emit
 	step "klpc-fix-lines and its host tests" do_lines
 	step "klpc-kallsyms reads a guest's /proc/kallsyms from its image" do_kallsyms
 	step "klpc build refuses what it cannot patch" do_build_refusals

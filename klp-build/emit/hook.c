@@ -64,6 +64,7 @@ void patch_free(struct patch *p)
 	for (i = 0; i < p->nsyms; i++) {
 		free(p->syms[i].object);
 		free(p->syms[i].name);
+		free(p->syms[i].unit);
 	}
 	free(p->funcs);
 	free(p->cbs);

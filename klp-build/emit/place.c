@@ -47,14 +47,19 @@ static bool named_defined(const struct kelf *k, const Elf64_Sym *s)
 	       type != STT_FILE && *kelf_sym_name(k, s);
 }
 
-/* the names object @k defines, into @set */
-static void defined_names(const struct kelf *k, struct symvers *set)
+/*
+ * The names object @k defines, into @set; only its global ones when
+ * @global: another object's reference can only be to those.
+ */
+static void defined_names(const struct kelf *k, struct symvers *set,
+			  bool global)
 {
 	size_t nr, i;
 	const Elf64_Sym *syms = kelf_syms(k, &nr);
 
 	for (i = 1; i < nr; i++)
-		if (named_defined(k, &syms[i]))
+		if (named_defined(k, &syms[i]) &&
+		    (!global || ELF64_ST_BIND(syms[i].st_info) != STB_LOCAL))
 			symvers_add(set, kelf_sym_name(k, &syms[i]));
 }
 
@@ -71,8 +76,8 @@ static unsigned long long size_in(const struct kelf *k, const char *name)
 	return 0;
 }
 
-static void add_symbol(struct patch *p, const char *object, const char *name,
-		       long pos)
+static void add_symbol(struct patch *p, const char *unit, const char *object,
+		       const char *name, long pos)
 {
 	struct patch_symbol *s;
 
@@ -81,6 +86,14 @@ static void add_symbol(struct patch *p, const char *object, const char *name,
 	s->object = xstrdup(object);
 	s->name = xstrdup(name);
 	s->pos = pos;
+	s->unit = xstrdup(unit);
+}
+
+static void free_symbol(struct patch_symbol *s)
+{
+	free(s->object);
+	free(s->name);
+	free(s->unit);
 }
 
 /* the sympos and size check of unit @n's replaced functions */
@@ -129,17 +142,14 @@ static int place_symbols(struct patch *p, const char *unit, const char *object,
 		    symvers_has(&p->exports, name))
 			continue;
 		if (!vmlinux) {
-			add_symbol(p, object, name, 0);
+			add_symbol(p, unit, object, name, 0);
 			continue;
 		}
 		ksyms_place(&p->ksyms, name, anchors, &at);
-		if (!at.count)
-			return place_err(unit, "the patched code uses %s, which %s's vmlinux does not have and nothing exports",
-					 name, p->kver);
-		if (at.pos < 0)
+		if (at.count && at.pos < 0)
 			return place_err(unit, "the patched code uses %s (%zu in vmlinux), and which is this unit's cannot be told",
 					 name, at.count);
-		add_symbol(p, object, name, at.pos);
+		add_symbol(p, unit, object, name, at.count ? at.pos : -1);
 	}
 	return 0;
 }
@@ -164,8 +174,8 @@ int place_unit(struct patch *p, const char *unit, const char *object,
 
 	if (kelf_read(&o, orig) || kelf_read(&c, cut))
 		goto out;
-	defined_names(&c, &p->defined);
-	defined_names(&o, &anchors);
+	defined_names(&c, &p->defined, true);
+	defined_names(&o, &anchors, false);
 	if (strcmp(object, "vmlinux")) {
 		ret = place_symbols(p, unit, object, &c, &anchors);
 		goto out;
@@ -196,13 +206,15 @@ static int by_symbol(const void *a, const void *b)
 }
 
 /*
- * The symbols of every unit: less those a unit of the patch defines (a
- * new function of the diff), each once; two units using two symbols of one
- * name cannot both be annotated.
+ * The symbols of every unit: less those a unit of the patch defines
+ * globally (a new function of the diff another unit calls), each once.
+ * Then each must be placed, and two units using two symbols of one name
+ * cannot both be annotated.
  */
 static int merge_symbols(struct patch *p)
 {
 	size_t i, out = 0;
+	int ret = 0;
 
 	qsort(p->syms, p->nsyms, sizeof(*p->syms), by_symbol);
 	for (i = 0; i < p->nsyms; i++) {
@@ -211,17 +223,19 @@ static int merge_symbols(struct patch *p)
 
 		if (symvers_has(&p->defined, s->name) ||
 		    (last && !by_symbol(last, s))) {
-			free(s->object);
-			free(s->name);
+			free_symbol(s);
 			continue;
 		}
-		if (last && !strcmp(last->name, s->name))
-			return place_err(NULL, "two units use two different symbols named %s",
-					 s->name);
+		if (!ret && s->pos < 0)
+			ret = place_err(s->unit, "the patched code uses %s, which %s's vmlinux does not have and nothing exports",
+					s->name, p->kver);
+		else if (!ret && last && !strcmp(last->name, s->name))
+			ret = place_err(NULL, "two units use two different symbols named %s",
+					s->name);
 		p->syms[out++] = *s;
 	}
 	p->nsyms = out;
-	return 0;
+	return ret;
 }
 
 /**
