@@ -181,6 +181,7 @@ install-tools: klp-convert/klpc-convert klp-build/compare/klpc-compare klp-build
 	install -m 644 cli/klpc-patch.mk '$(DESTDIR)$(KLPC_SHARE_DIR)/'
 	install -m 644 include/klpc.h include/klpc-compat.h '$(DESTDIR)$(KLPC_SHARE_DIR)/include/'
 	install -D -m 644 -t '$(DESTDIR)$(KLPC_SHARE_DIR)/include/kpatch' include/kpatch/*.h
+	install -D -m 644 -t '$(DESTDIR)$(KLPC_SHARE_DIR)/include/upstream/linux' include/upstream/linux/*.h
 	install -D -m 644 cli/klpc.8 '$(DESTDIR)/usr/share/man/man8/klpc.8'
 	install -d '$(DESTDIR)$(KLPC_SHARE_DIR)/build/compare' '$(DESTDIR)$(KLPC_SHARE_DIR)/build/emit' \
 		'$(DESTDIR)$(KLPC_SHARE_DIR)/build/image'
