@@ -1,11 +1,14 @@
 #!/bin/sh
-# Guest test runner: runs tests/t-*.sh in sorted order, each in its own
+# Guest test runner: runs the tests tests/AREA/NAME.sh in their order
+# (tests/select.sh), each in its own
 # process under a timeout, checks the kernel log each test produced, cleans
 # up modules and patches a test left behind, and ends with exactly
 # "N passed, N failed" (", N skipped" is added when some were skipped).
 #
 # Usage: run-tests.sh [GLOB[,GLOB...]]   (default: $KLPC_FILTER, else all)
-# A glob matches the test name without .sh (t-10-foo). A test may set its
+# A test is named AREA/NAME (core/basic-patch); a glob ending in / selects
+# a folder (consistency/), one with a / the whole name (build/*), one
+# without also the name within its folder (*reverse*). A test may set its
 # own timeout with a line '# klpc-timeout: SECONDS' (default 120, or
 # $KLPC_TEST_TIMEOUT), multiplied by $KLPC_TIMEOUT_SCALE (default 1; the
 # debug kernel's runs set it, see vm/run.sh). '# klpc-group:' and
@@ -24,6 +27,8 @@
 set -eu
 
 TESTS_DIR=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/select.sh
+. "$TESTS_DIR/select.sh"
 FILTER=${1:-${KLPC_FILTER:-}}
 DEFAULT_TIMEOUT=${KLPC_TEST_TIMEOUT:-120}
 SCALE=${KLPC_TIMEOUT_SCALE:-1}
@@ -40,26 +45,6 @@ SKIPPED=0
 # (loglevel=5), so a host that times out sees which test was running.
 kmsg() {
 	echo "<$1>klpc-runner: $2" >/dev/kmsg 2>/dev/null || true
-}
-
-# selected NAME: whether NAME matches the filter (comma-separated globs).
-selected() {
-	[ -z "$FILTER" ] && return 0
-	_old_ifs=$IFS
-	IFS=,
-	set -f
-	for _glob in $FILTER; do
-		# shellcheck disable=SC2254 # the glob is a pattern on purpose
-		case $1 in $_glob)
-			IFS=$_old_ifs
-			set +f
-			return 0
-			;;
-		esac
-	done
-	IFS=$_old_ifs
-	set +f
-	return 1
 }
 
 # boot_runs FILE: whether this guest's boot is the one for test FILE.
@@ -292,9 +277,12 @@ verdict() {
 	esac
 }
 
-# one_test FILE: run, clean up after, check the kernel log, report.
+# one_test NAME: run test NAME (AREA/NAME), clean up after, check the
+# kernel log, report. Its files in $WORK are under AREA/ too.
 one_test() {
-	_name=$(basename "$1" .sh)
+	_name=$1
+	set -- "$TESTS_DIR/$_name.sh"
+	mkdir -p "$WORK/${_name%/*}"
 	_timeout=$(test_timeout "$1")
 	_mark="start $_name ($$.$(date +%s%N))"
 	kmsg 4 "$_mark"
@@ -356,12 +344,11 @@ main() {
 	[ -z "${KLPC_BOOT:-}" ] || _x="$_x, boot '$KLPC_BOOT'"
 	echo "klpc tests: kernel $(uname -r), filter '${FILTER:-*}'$_x"
 	_ran=0
-	for _t in "$TESTS_DIR"/t-*.sh; do
-		[ -f "$_t" ] || continue
-		selected "$(basename "$_t" .sh)" || continue
-		boot_runs "$_t" || continue
+	for _test in $(klpc_tests "$TESTS_DIR"); do
+		klpc_selected "$_test" "$FILTER" || continue
+		boot_runs "$TESTS_DIR/$_test.sh" || continue
 		_ran=$((_ran + 1))
-		one_test "$_t"
+		one_test "$_test"
 	done
 	if [ $_ran -eq 0 ]; then
 		echo "FAIL (no test matches '${FILTER:-*}')"

@@ -83,18 +83,15 @@ klpc_kver() {
 	fi
 }
 
-# filter_wants DIR GLOB: a test DIR/GLOB.sh exists that the run's filter
-# (KLPC_FILTER: comma-separated globs; empty: every test) lets run, as the
-# guest's runner matches it.
+# filter_wants DIR GLOB: a test of DIR (tests/) whose name matches GLOB
+# (tests/select.sh: build/*, parity/upstream-selftests-replayed) is one
+# the run's filter (KLPC_FILTER; none: every test) selects.
 filter_wants() {
-	for _t in "$1"/$2.sh; do
-		[ -f "$_t" ] || continue
-		[ -z "${KLPC_FILTER:-}" ] && return 0
-		_t=$(basename "$_t" .sh)
-		for _glob in $(echo "$KLPC_FILTER" | tr ',' ' '); do
-			# shellcheck disable=SC2254 # the glob is the filter's
-			case $_t in $_glob) return 0 ;; esac
-		done
+	# shellcheck source=tests/select.sh
+	. "$1/select.sh"
+	for _t in $(klpc_tests "$1"); do
+		klpc_glob_matches "$_t" "$2" || continue
+		klpc_selected "$_t" "${KLPC_FILTER:-}" && return 0
 	done
 	return 1
 }

@@ -9,7 +9,9 @@
 #                   try 600, shell none)
 #      KLPC_TRY_PATCH / KLPC_TRY_SCRIPT  try mode (make vm-try): the patch
 #                   module 'klpc load' loads, and the script run after it
-#      KLPC_FILTER  test glob(s), comma-separated (klpc.filter=)
+#      KLPC_FILTER  test glob(s), separated by commas or blanks: a folder
+#                   (consistency/), names (build/*, *reverse*); passed as
+#                   klpc.filter= with commas (tests/select.sh matches them)
 #      KLPC_TORTURE_SEED / KLPC_TORTURE_DURATION  torture mode (make
 #                   vm-torture): the seed (default random, printed) and the
 #                   seconds of random operations (180); the hard limit is
@@ -35,6 +37,8 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tools/lib.sh
 . "$ROOT/tools/lib.sh"
+# shellcheck source=tests/select.sh
+. "$ROOT/tests/select.sh"
 # shellcheck source=vm/shard.sh
 . "$ROOT/vm/shard.sh"
 # shellcheck source=vm/secure.sh
@@ -222,7 +226,9 @@ cmdline() {
 	local s="console=ttyS0 loglevel=5 panic=-1 klpc.mode=$1"
 	[ "$1" = bench ] || s="$s slub_debug=FZPU"
 	s="$s$(smp_args "$1")"
-	[ -z "${KLPC_FILTER:-}" ] || s="$s klpc.filter=$KLPC_FILTER"
+	# blanks would end the argument: commas, which the runner takes too
+	[ -z "${KLPC_FILTER:-}" ] ||
+		s="$s klpc.filter=$(printf '%s' "$KLPC_FILTER" | tr -s ' \t' ',')"
 	if [ "$1" = torture ]; then
 		[ -z "${KLPC_TORTURE_SEED:-}" ] || s="$s klpc.seed=$KLPC_TORTURE_SEED"
 		[ -z "${KLPC_TORTURE_DURATION:-}" ] || s="$s klpc.duration=$KLPC_TORTURE_DURATION"

@@ -16,30 +16,19 @@
 # (rmmod -f, force, sig_enforce). Each guest runs its tests in the usual
 # sorted order, so a shard's tests run as they would in one guest without
 # the others.
+# A test is named AREA/NAME (tests/select.sh); a shard's list of names is
+# its guest's filter.
 # Tests booted apart ('# klpc-boot:', vm/secure.sh) are left out of the
 # plan; their guest boots beside the shards.
 
 SHARD_PIDFILES=()
 
-# shard_selected NAME: whether NAME matches KLPC_FILTER, as the runner
-# matches it (comma-separated globs; none: all).
-shard_selected() {
-	local glob globs
-	[ -n "${KLPC_FILTER:-}" ] || return 0
-	IFS=, read -r -a globs <<<"$KLPC_FILTER"
-	for glob in "${globs[@]}"; do
-		# shellcheck disable=SC2053 # the glob is a pattern on purpose
-		[[ $1 == $glob ]] && return 0
-	done
-	return 1
-}
-
-# selected_tests: the names of the tests KLPC_FILTER selects, sorted.
+# selected_tests: the names of the tests KLPC_FILTER selects, in the order
+# the guest runs them (tests/select.sh: the runner's own answer).
 selected_tests() {
-	local t name
-	for t in "$ROOT"/tests/t-*.sh; do
-		name=$(basename "$t" .sh)
-		shard_selected "$name" && echo "$name"
+	local name
+	for name in $(klpc_tests "$ROOT/tests"); do
+		klpc_selected "$name" "${KLPC_FILTER:-}" && echo "$name"
 	done
 	return 0
 }
