@@ -1,10 +1,11 @@
 #!/bin/sh
+# was t-26-init-fails-after-enable
 # A patch module whose init function fails after klpc_enable_patch()
 # succeeded, while its transition is still blocked: the load fails, no
 # transition, patch or redirection is left behind, and klpc stays usable.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 no_transition() {
 	[ "$(klpc_stat entries)" = 0 ] && [ -z "$(tasks_blocking)" ]

@@ -1,9 +1,11 @@
 #!/bin/sh
+# was t-00-guest
 # Smoke test: the guest runs the kernel the modules were built for, with
 # tracefs mounted, and every module in /klpc/modules has that vermagic.
+# klpc-order: 0 (first: the guest itself)
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 [ -s "$KLPC_DIR/kver" ] || die "$KLPC_DIR/kver missing (written by vm/run.sh)"
 assert_eq "$(cat "$KLPC_DIR/kver")" "$(uname -r)" "guest kernel release"

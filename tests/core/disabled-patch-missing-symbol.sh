@@ -1,10 +1,11 @@
 #!/bin/sh
+# was t-18-disabled-missing-symbol
 # A disabled patch whose object names a function the module lacks does
 # not stand in the way of that module's load; enabling the patch then
 # fails, naming the function, and leaves it disabled.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 klpc_core_load
 ! is_loaded klpc-target || die "klpc_target is loaded already"

@@ -1,9 +1,10 @@
 #!/bin/sh
+# was t-14-module-loaded-later
 # A patch on a module that is not loaded registers, and applies when the
 # module loads.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 klpc_core_load
 ! is_loaded klpc-target || die "klpc_target is loaded already"

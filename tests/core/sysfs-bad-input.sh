@@ -1,11 +1,12 @@
 #!/bin/sh
+# was t-20-sysfs-bad-input
 # Bad writes to 'enabled' fail with EINVAL, say so in dmesg and change
 # nothing; as upstream, 'enabled' takes what kstrtobool() takes (1/0,
 # y/n, on/off, true/false); read-only files refuse writes; only root may
 # write.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 klpc_core_load
 load klpc-sample

@@ -1,9 +1,10 @@
 #!/bin/sh
+# was t-15-rmmod-pinned
 # An enabled patch pins its module; once disabled it can be removed, which
 # unregisters the patch.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 klpc_core_load
 load klpc-sample

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-27-filter-batches
 # A patch of 1000 functions enters and leaves ftrace's filter in batches
 # of 64 (KLPC_FTRACE_BATCH in patch.c), all or nothing: a function that
 # another ftrace user owns in a late batch fails the load with EBUSY and
@@ -6,9 +7,9 @@
 # or traced.  Disabling takes every address out again.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-lp.sh
-. "${0%/*}/lib-lp.sh"
+. "${0%/*}/../lib-lp.sh"
 
 bdir=/sys/kernel/livepatch/klpc_bench_builtin
 

@@ -1,9 +1,10 @@
 #!/bin/sh
+# was t-13-module-loaded-first
 # A patch on a module that is already loaded applies at once, reverts when
 # the module unloads and applies again when it comes back.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 klpc_core_load
 load klpc-target

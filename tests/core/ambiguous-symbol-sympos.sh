@@ -1,10 +1,11 @@
 #!/bin/sh
+# was t-22-ambiguous-symbol
 # klpc_target has two local functions named klpc_target_dup: sympos 0 is
 # refused as ambiguous, a position past the last one as not found, and
 # sympos 2 patches exactly the second one.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 klpc_core_load
 load klpc-target

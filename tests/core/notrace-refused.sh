@@ -1,8 +1,9 @@
 #!/bin/sh
+# was t-23-notrace
 # A function ftrace cannot trace cannot be patched: the load fails cleanly.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 klpc_core_load
 load klpc-target

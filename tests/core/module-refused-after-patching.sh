@@ -1,10 +1,11 @@
 #!/bin/sh
+# was t-17-coming-refused
 # A module whose load a later COMING notifier refuses, after klpc patched
 # it, must not stay patched: the object is unbound again, and the next load
 # of that module is patched anew.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 REFUSED=/sys/module/klpc_test_refuse/parameters/refused
 

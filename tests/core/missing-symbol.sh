@@ -1,9 +1,10 @@
 #!/bin/sh
+# was t-21-missing-symbol
 # A patch naming a function that does not exist fails to load, names the
 # function in dmesg and leaves nothing registered.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 klpc_core_load
 dmesg_mark

@@ -1,8 +1,9 @@
 #!/bin/sh
+# was t-16-rmmod-core
 # klpc.ko cannot be removed while any patch is registered, enabled or not.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 klpc_core_load
 load klpc-sample

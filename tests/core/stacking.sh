@@ -1,10 +1,11 @@
 #!/bin/sh
+# was t-12-stacking
 # Two patches on one function: the newest wins; only the top patch may be
 # disabled and only the first disabled one enabled; a new patch cannot be
 # loaded above a disabled one.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 orig=$(cat /proc/cmdline)
 klpc_core_load

@@ -1,8 +1,9 @@
 #!/bin/sh
+# was t-24-malformed-patch
 # Malformed patch tables are refused with EINVAL and a message.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 klpc_core_load
 for how in no_new_func no_old_name no_funcs no_objs; do

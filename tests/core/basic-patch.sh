@@ -1,9 +1,10 @@
 #!/bin/sh
+# was t-10-basic
 # klpc-sample patches cmdline_proc_show: /proc/cmdline changes, the sysfs
 # ABI shows the patch, disabling restores the original, rmmod unregisters.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 orig=$(cat /proc/cmdline)
 assert_ne "$KLPC_SAMPLE_TEXT" "$orig" "/proc/cmdline before patching"

@@ -1,8 +1,9 @@
 #!/bin/sh
+# was t-11-reenable
 # A disabled patch is enabled again through sysfs, without reloading it.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 orig=$(cat /proc/cmdline)
 klpc_core_load
