@@ -4,7 +4,8 @@
 # cgroup.freeze (the guest's /init mounts no cgroup file system: the
 # first test mounts cgroup2 on /sys/fs/cgroup).
 
-CG=/sys/fs/cgroup/$KLPC_TEST
+# a test is named AREA/NAME: one cgroup, not one in another
+CG=/sys/fs/cgroup/$(echo "$KLPC_TEST" | tr / -)
 
 # cg_setup: the test's cgroup, empty and thawed; thawed and removed when
 # the test exits (the sleeper released first: a frozen task holds

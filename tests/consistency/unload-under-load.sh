@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-34-unload-under-load
 # A patch module removed right after its disable completes, while other
 # tasks keep calling the patched functions: no task may still be in, or
 # about to return into, the module's code.  20 rounds, dmesg clean.
@@ -6,7 +7,7 @@
 # klpc-weight: 310
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 klpc_core_load
 load klpc-cm-target

@@ -1,10 +1,11 @@
 #!/bin/sh
+# was t-30-cm-sleeper
 # A task sleeping inside a patched function blocks the transition and is
 # named in /proc/klpc/tasks; disabling meanwhile reverses the transition;
 # once the sleeper wakes and returns to user space the transition completes.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 klpc_core_load
 load_cm_patch_blocked

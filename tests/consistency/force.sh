@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-90-force
 # 'force' completes a transition a sleeper blocks, warns loudly, and pins
 # the modules of the patches whose code tasks may still run (the one in
 # transition, the enabled ones) with one reference each, for good; a
@@ -6,9 +7,10 @@
 # forced patch keep its module's count right.  It leaves klpc loaded:
 # keep this test last.
 # klpc-group: tail
+# klpc-order: 92 (the tail that leaves state for good, in this order)
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 klpc_core_load
 load klpc-cm-target

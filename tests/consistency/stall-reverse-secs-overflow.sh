@@ -1,10 +1,11 @@
 #!/bin/sh
+# was t-29-stall-reverse-overflow
 # klpc.stall_reverse_secs=17179870: times HZ (250) that overflows 32 bits
 # to about 0.8 s.  A stalled transition must not be reversed after a
 # few seconds.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 ! is_loaded klpc || unload klpc
 load klpc stall_reverse_secs=17179870

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-31-cm-stress
 # klpc-cm-patch changes a callee's return convention and its caller.  While
 # readers hammer the pair and other processes fork and exit, the patch is
 # enabled, disabled and reversed mid-transition 102 times: no task may ever
@@ -7,7 +8,7 @@
 # klpc-weight: 1500
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 CYCLES=102
 # the load lasts until the end of the test, however slow the kernel (under

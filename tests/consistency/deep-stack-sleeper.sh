@@ -1,10 +1,11 @@
 #!/bin/sh
+# was t-28-deep-stack
 # A task sleeping with a deep stack (80 frames of recursion, nothing
 # patched on it) has a reliable stack like any other: it must not block a
 # transition (upstream reads up to 100 frames).
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 FRAMES=/sys/module/klpc_test_deep/parameters/frames
 

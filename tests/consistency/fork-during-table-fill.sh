@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-3b-fork-fill
 # Tasks created while the table is being filled: with 3,000 sleeping
 # threads the fill takes a while, and meanwhile children are forked that
 # call klpc_cm's patched caller/callee pair at once.  A child whose parent
@@ -10,7 +11,7 @@
 # klpc-weight: 720
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 CYCLES=50
 THREADS=3000

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-89-rmmod-force-transition
 # "rmmod -f" of a patch module during its own blocked transition (Debian's
 # kernel has MODULE_FORCE_UNLOAD): whatever klpc does about it, it must not
 # corrupt itself.  Afterwards the transition is gone, the patched functions
@@ -7,9 +8,10 @@
 # the debug kernel) for the tests after it.
 # klpc-taints: rmmod -f (TAINT_FORCED_RMMOD)
 # klpc-group: tail
+# klpc-order: 90 (the tail that leaves state for good, in this order)
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 no_transition() {
 	[ "$(klpc_stat entries)" = 0 ] && [ -z "$(tasks_blocking)" ]

@@ -1,11 +1,12 @@
 #!/bin/sh
+# was t-33-table
 # The per-task table: every task has an entry during a transition, forked
 # tasks get one (fork hook) and lose it when they are freed (free hook),
 # pids reused while the transition is blocked do not disturb the blocked
 # task or mix versions, and the table is gone once the transition ends.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 klpc_core_load
 assert_eq 0 "$(klpc_stat entries)" "entries outside a transition"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-35-resume-work
 # User tasks move from a task work ("resume work") that check rounds queue
 # on them: a task that slept in a patched function moves on its first
 # return to user space and goes on living (exit did not move it); a work
@@ -7,7 +8,7 @@
 # return to user space later does not run into klpc's freed code.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 stat_of() {
 	awk -v k="$1" '$1 == k { print $2 }' /proc/klpc/stats

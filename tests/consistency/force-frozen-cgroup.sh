@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-91-freezer-force
 # A frozen cgroup and force: a task sleeping killably in a patched
 # function keeps its cgroup "freezing" and the transition waiting, named
 # in /proc/klpc/tasks; 'force' completes the transition while the cgroup
@@ -6,11 +7,12 @@
 # Force pins klpc_cm_patch for good: this runs in the tail, after t-90.
 # klpc-timeout: 180
 # klpc-group: tail
+# klpc-order: 93 (the tail that leaves state for good, in this order)
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-freezer.sh
-. "${0%/*}/lib-freezer.sh"
+. "${0%/*}/../lib-freezer.sh"
 
 klpc_core_load
 is_loaded klpc_cm_target || load klpc-cm-target

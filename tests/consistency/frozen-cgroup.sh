@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-3c-freezer
 # A frozen cgroup (cgroup v2 freezer) and transitions. The freezer stops
 # a task in get_signal(), on its way back to user space, above no
 # function of its system call: so frozen tasks never hold a transition,
@@ -11,9 +12,9 @@
 # klpc-timeout: 240
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-freezer.sh
-. "${0%/*}/lib-freezer.sh"
+. "${0%/*}/../lib-freezer.sh"
 
 klpc_core_load
 load klpc-cm-target

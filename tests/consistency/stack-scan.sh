@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-2a-stack-scan
 # A task that is not running moves after a scan of its stack's words when
 # none of them falls in a function it must leave (moved_by_scan in
 # /proc/klpc/stats); only an unwind decides when one does, or when the
@@ -9,7 +10,7 @@
 # move only once it has left.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 T=/sys/kernel/tracing
 

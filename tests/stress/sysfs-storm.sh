@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-8a-sysfs-storm
 # Hostile sysfs load: for 60 s, 8 writers write random booleans to
 # 'enabled' and 1 to 'force' of two stacked patches of one module object
 # while that module is loaded and removed in a loop.  Afterwards no
@@ -10,9 +11,10 @@
 # listed for the ones after it (a replace patch retires the forced ones).
 # klpc-timeout: 300
 # klpc-group: tail
+# klpc-order: 91 (the tail that leaves state for good, in this order)
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 STORM_SECS=60
 WRITERS=8

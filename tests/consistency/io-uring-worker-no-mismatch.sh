@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-38-uring-mismatch
 # io_uring workers calling a patched caller/callee pair while the patch
 # goes back and forth: in each cycle a process whose io workers are all
 # created during a blocked patching transition reads /proc/klpc_cm through
@@ -7,7 +8,7 @@
 # klpc-timeout: 180
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 CYCLES=8
 

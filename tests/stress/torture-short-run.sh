@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-3d-torture
 # A short run of the torture driver (tests/torture/torture.sh; 'make
 # vm-torture' runs it long): random operations on the pool of patch
 # modules beside forks, exec from threads, io_uring, stopped and frozen
@@ -11,7 +12,7 @@
 # klpc-weight: 400
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 # the driver's output is the test's: shown when it fails
 sh "$KLPC_DIR/tests/torture/torture.sh" -N -d "${KLPC_TORTURE_DURATION:-150}" ||

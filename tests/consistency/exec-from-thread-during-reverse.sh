@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-36-exec-thread
 # exec() from a thread that is not the group leader, during a blocked
 # transition: de_thread() swaps the pids of the exec'ing thread and the old
 # leader.  The task table must not lose track of either: their entries go
@@ -7,7 +8,7 @@
 # klpc-timeout: 180
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 klpc_core_load
 load_cm_patch_blocked

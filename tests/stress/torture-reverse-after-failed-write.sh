@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-3e-torture-fault-reverse
 # The torture driver's reverse after a first write that an injected fault
 # failed (seed 201, step 460, 6.1 debug kernel): op_reverse wrote 0 to an
 # enabled patch's 'enabled', the write failed in the kernel's allocation
@@ -10,9 +11,9 @@
 # stays enabled with no transition.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/torture/ops.sh
-. "${0%/*}/torture/ops.sh"
+. "${0%/*}/../torture/ops.sh"
 
 # The driver's context cut down to one slot, s (klpc-sample), which the
 # model sees loaded and enabled, nothing in transition; what the driver

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-3f-fork-storm-fill
 # An unprivileged fork storm while the table is filled must not keep a
 # patch from being enabled or disabled.  The fill gives every task an entry
 # from the pool klpc_tasks_alloc() sized for the tasks counted just before;
@@ -16,9 +17,9 @@
 # klpc-weight: 250
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-freezer.sh
-. "${0%/*}/lib-freezer.sh"
+. "${0%/*}/../lib-freezer.sh"
 
 THREADS=2000
 FORKERS=8

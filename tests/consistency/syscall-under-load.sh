@@ -1,11 +1,12 @@
 #!/bin/sh
+# was t-32-syscall
 # Patch a syscall while one process per CPU hammers it, and while CPU-bound
 # loops that make no syscalls run: every task moves (the loops on interrupt
 # returns), and the time from insmod to transition 0 is printed next to the
 # built-in livepatch's, taken in this same boot (a figure, not an assertion).
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 klpc_core_load
 ncpu=$(nproc)

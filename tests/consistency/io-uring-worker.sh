@@ -1,11 +1,12 @@
 #!/bin/sh
+# was t-37-uring-worker
 # io_uring workers (io-wq threads, created by create_io_thread() without
 # the fork tracepoint) are tasks like any other: one created during a
 # transition starts in its creator's state, and once it sleeps inside a
 # new function it blocks a reversal until it leaves it.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 # find_worker PID: an io-wq thread of process PID sleeping in
 # klpc_cm_sleeper (either version); its tid in WORKER.

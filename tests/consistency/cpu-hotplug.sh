@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-39-cpu-hotplug
 # CPUs that are possible but not online (maxcpus=, a CPU taken offline)
 # have idle tasks that never run: they must not block a transition.  Also
 # a CPU going offline and coming online during a transition.  Needs more
@@ -6,7 +7,7 @@
 # klpc-timeout: 180
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 CPU1=/sys/devices/system/cpu/cpu1/online
 
