@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-9b-secure-boot
 # Booted locked down: UEFI Secure Boot on, lockdown=integrity and
 # module.sig_enforce=1 from the boot on (vm/secure.sh boots this test in
 # a guest of its own, Debian's OVMF with its "SnakeOil" key enrolled in
@@ -11,11 +12,11 @@
 # klpc-timeout: 240
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-cli.sh
-. "${0%/*}/lib-cli.sh"
+. "${0%/*}/../lib-cli.sh"
 # shellcheck source=tests/lib-elf.sh
-. "${0%/*}/lib-elf.sh"
+. "${0%/*}/../lib-elf.sh"
 
 SECURE=$KLPC_DIR/secure
 UNTRUSTED=$KLPC_DIR/signed/klpc-sample.ko

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-88-b-cli-load
 # klpc load/disable/enable/unload of klpc-sample: loads klpc.ko first,
 # waits for the transition, status/list/info show it (text and JSON), each
 # action logs one line; the error cases: a patch already loaded, no such
@@ -8,9 +9,9 @@
 # klpc-weight: 210
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-cli.sh
-. "${0%/*}/lib-cli.sh"
+. "${0%/*}/../lib-cli.sh"
 
 orig=$(cat /proc/cmdline)
 dmesg_mark

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-99-cli-sig-enforce
 # Module signatures, as klpc sees them: with module.sig_enforce=1 (and
 # then lockdown=integrity), an unsigned patch is refused by klpc with the
 # fix, a patch signed with a key the kernel does not trust gets klpc's
@@ -7,11 +8,12 @@
 # Both switches cannot be turned off again: this test must run last.
 # klpc-timeout: 300
 # klpc-group: tail
+# klpc-order: 95 (the tail that leaves state for good, in this order)
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-cli.sh
-. "${0%/*}/lib-cli.sh"
+. "${0%/*}/../lib-cli.sh"
 
 signed=$KLPC_DIR/signed/klpc-sample.ko
 [ -f "$signed" ] || skip "no signed sample in the overlay (the host lacks openssl or sign-file)"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-2e-cli-no-userns
 # On a kernel without user namespaces (CONFIG_USER_NS=n: the debug
 # kernel) there is no /proc/self/ns/user and root is the initial
 # namespace's: the klpc command must not refuse it as a container's root.
@@ -7,10 +8,10 @@
 # root in a user namespace".
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 [ ! -e /proc/self/ns/user ] ||
-	skip "this kernel has user namespaces (t-2d covers them); the debug kernel has none"
+	skip "this kernel has user namespaces (contain/cli-refusals covers them); the debug kernel has none"
 klpc_core_load
 for cmd in blocking status; do
 	out=$(klpc "$cmd" 2>&1) || die "klpc $cmd failed: $out"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-88-d-cli-stall
 # A transition a sleeper blocks: klpc load --wait shows the blocking task
 # with its stack and reverses (exit 2; status 2, 'reversed'); with --keep
 # it stays (exit 1; status 1, then 2 once stalled); blocking -v/--json;
@@ -6,9 +7,9 @@
 # klpc-timeout: 300
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-cli.sh
-. "${0%/*}/lib-cli.sh"
+. "${0%/*}/../lib-cli.sh"
 
 cli 0 load "$(ko klpc-sample)"
 # no fake signals: one would wake the sleeper (after 15 s) and end the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-2d-contain-cli
 # Containment and the klpc command: root of a user namespace (made by a
 # user or by root) and a root without CAP_SYS_MODULE get a clear refusal
 # from every command that changes something (exit 3, naming what is
@@ -7,11 +8,11 @@
 # klpc-timeout: 300
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-cli.sh
-. "${0%/*}/lib-cli.sh"
+. "${0%/*}/../lib-cli.sh"
 # shellcheck source=tests/lib-contain.sh
-. "${0%/*}/lib-contain.sh"
+. "${0%/*}/../lib-contain.sh"
 
 # cli_ctx CTX RC ARGS...: 'klpc ARGS' in context CTX, like cli
 cli_ctx() {

@@ -1,13 +1,14 @@
 #!/bin/sh
+# was t-88-a-cli-basics
 # The klpc command without the core: help, usage errors, status/list/
 # blocking with klpc.ko not loaded (exit 3), every root-only command
 # refused to a user, klpc.ko missing; the refusals are logged.
 # klpc-timeout: 300
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-cli.sh
-. "${0%/*}/lib-cli.sh"
+. "${0%/*}/../lib-cli.sh"
 
 ! is_loaded klpc || die "klpc.ko is loaded at the start"
 sample=$(ko klpc-sample)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-88-c-cli-install-boot
 # klpc install/uninstall into KLPC_LIBDIR/<kver>/ (vermagic checked, the
 # order kept), and klpc boot as klpc.service runs it: klpc.ko, then every
 # installed patch in installation order, skipping loaded ones; a failing
@@ -8,9 +9,9 @@
 # klpc-weight: 200
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-cli.sh
-. "${0%/*}/lib-cli.sh"
+. "${0%/*}/../lib-cli.sh"
 
 KLPC_LIBDIR=$KLPC_TMP/lib
 export KLPC_LIBDIR

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-2c-contain-proc
 # Containment of what klpc shows: during a transition a sleeper holds,
 # /proc/klpc/{tasks,stats,transition} hold no kernel address and only
 # root of the initial user namespace reads them: nobody, root of a user
@@ -10,9 +11,9 @@
 # klpc-timeout: 180
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-contain.sh
-. "${0%/*}/lib-contain.sh"
+. "${0%/*}/../lib-contain.sh"
 
 # no_addresses FILE WHAT: FILE shows no kernel address
 no_addresses() {

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-2b-contain-sysfs
 # Containment of klpc's writable files: nobody, root of a user namespace
 # (made by a user or by root, with or without its own sysfs mount) and a
 # root without CAP_SYS_MODULE cannot write 'enabled', 'force' or klpc's
@@ -9,9 +10,9 @@
 # klpc-timeout: 240
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-contain.sh
-. "${0%/*}/lib-contain.sh"
+. "${0%/*}/../lib-contain.sh"
 
 params=/sys/module/klpc/parameters
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-88-e-cli-both-cores
 # klpc list/status show the built-in livepatch's patches too, and flag a
 # function that patches of both cores claim (klpc-sample registered but
 # disabled, the built-in sample enabled on the same function); klpc's
@@ -7,9 +8,9 @@
 # klpc-timeout: 300
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-cli.sh
-. "${0%/*}/lib-cli.sh"
+. "${0%/*}/../lib-cli.sh"
 
 builtin_done() {
 	[ "$(cat /sys/kernel/livepatch/klp_builtin_sample/transition)" = 0 ]

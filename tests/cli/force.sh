@@ -1,15 +1,17 @@
 #!/bin/sh
+# was t-92-cli-force
 # klpc force: refused without --yes (with the warning) and for a patch
 # not in transition; with --yes it ends a transition a sleeper blocks,
 # and klpc unload then refuses the forced patch. The forced module stays
 # loaded for good, as after t-90: this runs after it, before t-99.
 # klpc-timeout: 300
 # klpc-group: tail
+# klpc-order: 94 (the tail that leaves state for good, in this order)
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-cli.sh
-. "${0%/*}/lib-cli.sh"
+. "${0%/*}/../lib-cli.sh"
 
 is_loaded klpc_cm_target || load klpc-cm-target
 if ! is_loaded klpc_cm_patch; then
