@@ -1,8 +1,8 @@
 #!/bin/sh
-# Upstream's livepatch selftests for the guest's t-4e: the test modules of
-# the target's kernel series, unchanged, built against klpc through
-# klpc-compat.h, and the selftest scripts, both from
-# Debian's linux-source-<series> tarball, into build/upstream/selftests/
+# Upstream's livepatch selftests for the guest's test
+# parity/upstream-selftests-replayed: the test modules of the target's
+# kernel series, unchanged, built against klpc through klpc-compat.h, and
+# the selftest scripts, both from Debian's linux-source-<series> tarball, into build/upstream/selftests/
 # (the guest's /klpc/upstream/: the scripts, test_modules/*.ko).
 #   6.1:  lib/livepatch/test_klp_*.c, tools/testing/selftests/livepatch/
 #   6.12: tools/testing/selftests/livepatch/{,test_modules/}
@@ -10,9 +10,9 @@
 # searched before the kernel's headers (NOSTDINC_FLAGS, as backports
 # does), includes klpc-compat.h instead.
 # Run by make vm-test before the guest boots (Debian's kernels only: the
-# debug kernel has no built-in livepatch sysfs for t-4e to mount over).
+# debug kernel has no built-in livepatch sysfs for that test to mount over).
 # Env: KLPC_KDIR (kernel build tree), KLPC_FILTER (the run's test globs:
-# nothing to do unless t-4e may run), KBUILD_RUN (the build root's
+# nothing to do unless that test may run), KBUILD_RUN (the build root's
 # prefix, tools/buildroot.sh wrapper; empty on the host), MAKE.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -93,7 +93,7 @@ build() {
 main() {
 	if [ "${1:-}" != --unpack ]; then
 		rm -rf "$OUT"
-		filter_wants "$ROOT/tests" "t-4e-*" || return 0
+		filter_wants "$ROOT/tests" parity/upstream-selftests-replayed || return 0
 	fi
 	s=$(series "$KLPC_KDIR")
 	[ -n "$s" ] || die "cannot read the kernel series of $KLPC_KDIR"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-47-lp-syscall
 # Upstream test-syscall.sh (after 6.1): patch getpid() while processes
 # call it in loops; the patch records which of them reach the new version.
 # The transition must complete, and then every process must have been seen
@@ -7,7 +8,7 @@
 # klpc-timeout: 240
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 p=klpc_test_lp_syscall
 pending=/sys/module/$p/parameters/pending

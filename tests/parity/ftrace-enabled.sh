@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-44-lp-ftrace
 # Upstream test-ftrace.sh: with kernel.ftrace_enabled 0 a patch fails to
 # load, with EBUSY, one log line naming patch and function and nothing
 # left behind; with ftrace on again it loads; while it is enabled
@@ -8,9 +9,9 @@
 # through sysfs fails the same way while ftrace is off.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-lp.sh
-. "${0%/*}/lib-lp.sh"
+. "${0%/*}/../lib-lp.sh"
 
 p=klpc_test_lp_livepatch
 d=$(patch_dir $p)

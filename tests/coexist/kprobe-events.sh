@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-4a-coexist-kprobe-events
 # kprobes and kretprobes made through tracefs's kprobe_events on the
 # functions klpc patches (they use ftrace without IPMODIFY: both work): the
 # probes first, klpc first, and during a transition a sleeper holds. The
@@ -10,9 +11,9 @@
 # klpc-timeout: 180
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-coexist.sh
-. "${0%/*}/lib-coexist.sh"
+. "${0%/*}/../lib-coexist.sh"
 
 orig=$(cat /proc/cmdline)
 read_cmdline='cat /proc/cmdline'

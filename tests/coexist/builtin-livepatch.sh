@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-4c-coexist-builtin
 # klpc beside the kernel's built-in livepatch. On different functions
 # both work, in either order, and while a klpc transition is held by a
 # sleeper (the two consistency models at once). On the same function
@@ -10,9 +11,9 @@
 # klpc-timeout: 240
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-coexist.sh
-. "${0%/*}/lib-coexist.sh"
+. "${0%/*}/../lib-coexist.sh"
 
 version=$(cat /proc/version)
 cmdline=$(cat /proc/cmdline)

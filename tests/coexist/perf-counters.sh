@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-4g-coexist-perf
 # perf counters on the functions klpc patches, the way 'perf probe' and
 # 'perf stat' (and bpftrace) attach (tests/tools/klpc-perf, the calls
 # perf makes, as the guest has no perf tool): a kprobe_events probe
@@ -12,9 +13,9 @@
 # klpc-timeout: 180
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-coexist.sh
-. "${0%/*}/lib-coexist.sh"
+. "${0%/*}/../lib-coexist.sh"
 
 PERF=$KLPC_DIR/tests/bin/klpc-perf
 [ -x "$PERF" ] || die "no $PERF (make builds it)"

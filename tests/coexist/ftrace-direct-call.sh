@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-26-direct-call
 # A function with an ftrace direct call (a BPF fentry/fexit/fmod_ret
 # trampoline; here klpc-test-direct's, which like a BPF trampoline calling
 # the original always runs the original body) cannot be patched: the call
@@ -11,7 +12,7 @@
 # sysfs under a direct call either.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 p=klpc_sample
 d=$(patch_dir $p)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-4e-upstream-selftests
 # Upstream's livepatch selftests of this kernel's series, replayed on klpc:
 # upstream's own test modules, unchanged, built against klpc through
 # klpc-compat.h, and upstream's own scripts, run as upstream runs them
@@ -14,7 +15,7 @@
 # klpc-weight: 240
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 UP=/klpc/upstream
 [ -d "$UP" ] || skip "no upstream selftests here: make vm-test builds them for Debian's kernels only (tools/upstream-selftests.sh)"

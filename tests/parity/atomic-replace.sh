@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-4d-lp-atomic-replace
 # Upstream 6.12's test-livepatch.sh "atomic replace livepatch": three
 # stacked patches (test_klp_livepatch, test_klp_syscall,
 # test_klp_callbacks_demo; here klpc's ports) and an atomic-replace patch
@@ -14,9 +15,9 @@
 # callbacks do not run, as upstream's do not.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-lp.sh
-. "${0%/*}/lib-lp.sh"
+. "${0%/*}/../lib-lp.sh"
 
 a=klpc_test_lp_livepatch
 b=klpc_test_lp_syscall

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-48-lp-kprobe-post-stacked
 # test-kprobe.sh's post-handler case on top of another patch: klpc has one
 # ftrace_ops for all patches, so once a patch is enabled a new patch only
 # adds addresses to that ops' filter.  A kprobe with a post handler must
@@ -6,9 +7,9 @@
 # below keeps working, and the patch must load once the kprobe is gone.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-lp.sh
-. "${0%/*}/lib-lp.sh"
+. "${0%/*}/../lib-lp.sh"
 
 p=klpc_test_lp_livepatch
 below=klpc_test_patch

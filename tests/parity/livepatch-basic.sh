@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-40-lp-basic
 # Upstream test-livepatch.sh "basic function patching": a patch of
 # cmdline_proc_show changes /proc/cmdline, disabling and removing it
 # restores the original, and the kernel log shows each step in order.
@@ -6,9 +7,9 @@
 # its module is removed.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-lp.sh
-. "${0%/*}/lib-lp.sh"
+. "${0%/*}/../lib-lp.sh"
 
 p=klpc_test_lp_livepatch
 d=$(patch_dir $p)

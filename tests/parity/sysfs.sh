@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-42-lp-sysfs
 # Upstream test-sysfs.sh "sysfs test": the files of a patch exist with the
 # right modes and values: enabled rw, transition and replace ro, force wo,
 # the vmlinux object's patched ro, one directory "name,sympos" per
@@ -6,9 +7,9 @@
 # klpc differs: the disabled patch keeps its directory until rmmod.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-lp.sh
-. "${0%/*}/lib-lp.sh"
+. "${0%/*}/../lib-lp.sh"
 
 p=klpc_test_lp_livepatch
 d=$(patch_dir $p)

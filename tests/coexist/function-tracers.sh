@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-4b-coexist-tracers
 # The function and function_graph tracers on the functions klpc patches
 # (ftrace without IPMODIFY: both work): the tracer first, klpc first, and
 # during a transition a sleeper holds, the tracer switched and every
@@ -9,9 +10,9 @@
 # klpc-timeout: 240
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-coexist.sh
-. "${0%/*}/lib-coexist.sh"
+. "${0%/*}/../lib-coexist.sh"
 
 orig=$(cat /proc/cmdline)
 read_cmdline='cat /proc/cmdline'

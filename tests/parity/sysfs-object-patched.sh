@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-43-lp-sysfs-object
 # Upstream test-sysfs.sh "sysfs test object/patched": an object's patched
 # file follows its module: 0 while the module is not loaded, 1 once it
 # loads, 0 again when it goes; the function directory carries its sympos.
@@ -6,9 +7,9 @@
 # loaded module again.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-lp.sh
-. "${0%/*}/lib-lp.sh"
+. "${0%/*}/../lib-lp.sh"
 
 p=klpc_test_patch
 o=$(patch_dir $p)/klpc_target

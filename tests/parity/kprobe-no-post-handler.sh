@@ -1,13 +1,14 @@
 #!/bin/sh
+# was t-46-lp-kprobe-nopost
 # Upstream test-kprobe.sh (after 6.1), without a post handler: such a
 # kprobe uses a plain ftrace_ops and coexists with a patch of its function
 # in either order; the patch stays live and the kprobe keeps counting
 # calls, whichever version of the function runs.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-lp.sh
-. "${0%/*}/lib-lp.sh"
+. "${0%/*}/../lib-lp.sh"
 
 p=klpc_test_lp_livepatch
 k=klpc_test_lp_kprobe

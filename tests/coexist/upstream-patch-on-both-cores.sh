@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-84-upstream-both-cores
 # One upstream livepatch source (sample-patches/klp-upstream-sample.c),
 # built as it is and with <klpc-compat.h> in place of <linux/livepatch.h>,
 # both converted by klpc-convert, loaded in one boot: first on the
@@ -8,7 +9,7 @@
 # one ftrace owner per function), on klpc. Both make /proc/version read the same.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 LP=/sys/kernel/livepatch/klp_upstream_sample
 want='^upstream-sample: uptime [0-9]+\.[0-9]+ [0-9]+\.[0-9]+$'

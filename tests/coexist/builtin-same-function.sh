@@ -1,11 +1,12 @@
 #!/bin/sh
+# was t-25-builtin-conflict
 # klpc and the kernel's built-in livepatch cannot both redirect one
 # function: whichever comes second fails with EBUSY and the first one
 # keeps working; klpc's one line names the built-in patch that holds the
 # function. (Different functions, and during a transition: t-4c.)
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 builtin_text='this has been live patched by the built-in livepatch'
 bdir=/sys/kernel/livepatch/klp_builtin_sample

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-45-lp-kprobe-post
 # Upstream test-kprobe.sh (after 6.1), with a post handler: an ftrace-based
 # kprobe with a post handler owns its function through an IPMODIFY
 # ftrace_ops, so a patch of that function fails to load with EBUSY and a
@@ -8,9 +9,9 @@
 # through sysfs under such a kprobe fails the same way.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-lp.sh
-. "${0%/*}/lib-lp.sh"
+. "${0%/*}/../lib-lp.sh"
 
 p=klpc_test_lp_livepatch
 k=klpc_test_lp_kprobe

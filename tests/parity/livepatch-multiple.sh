@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-41-lp-multiple
 # Upstream test-livepatch.sh "multiple livepatches": two non-replace
 # patches stack; the newer one's cmdline_proc_show wins and its
 # meminfo_proc_show is live too; disabling it reveals the older one.
@@ -7,9 +8,9 @@
 # disabled one, and a disabled patch is enabled again through sysfs.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-lp.sh
-. "${0%/*}/lib-lp.sh"
+. "${0%/*}/../lib-lp.sh"
 
 a=klpc_test_lp_livepatch
 b=klpc_test_lp_stack

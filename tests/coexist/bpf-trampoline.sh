@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-4f-coexist-bpf
 # A BPF fentry and fexit program on the function a klpc patch replaces
 # (tests/tools/klpc-bpf: a real BPF trampoline, attached as bpftool
 # attaches one, with no libbpf in the guest).
@@ -16,7 +17,7 @@
 # shares from one that does not (docs/reliability.md).
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 BPF=$KLPC_DIR/tests/bin/klpc-bpf
 # Debian's kernels have it; the debug kernel (tinyconfig, no BPF) does not

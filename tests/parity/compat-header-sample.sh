@@ -1,9 +1,10 @@
 #!/bin/sh
+# was t-82-compat-sample
 # An upstream-style patch module (klp_ API, callbacks, a state, a
 # shadow variable, MODULE_INFO(livepatch)) built against klpc-compat.h.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 # callback_log EXPECTED...: the sample's callback lines since the mark
 # (the kernel may add a line of its own about the taint, once per boot).
