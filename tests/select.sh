@@ -16,8 +16,7 @@ KLPC_HELPER_DIRS="bin fixes kpatch modules pkg tools torture upstream"
 
 # klpc_tests DIR: the names of the tests in DIR (tests/), in run order.
 klpc_tests() {
-	# (and the flat t-*.sh of before the areas, until they have moved)
-	for _f in "$1"/t-*.sh "$1"/*/*.sh; do
+	for _f in "$1"/*/*.sh; do
 		[ -f "$_f" ] || continue
 		_n=${_f#"$1"/}
 		case " $KLPC_HELPER_DIRS " in *" ${_n%%/*} "*) continue ;; esac

@@ -5,11 +5,11 @@
 # into tests/fixes/out/klpc-build-NAME.ko, which the guest
 # finds among the tree's modules; and kpatch's diffs (tests/kpatch/) into
 # klpc-kpatch-NAME.ko or a refusal, with the target modules they patch. Run by make vm-test before the guest
-# boots; the tests that load them are t-87-*.
+# boots; the tests that load them are tests/build/*.
 # Skipped (with a line saying why) for a kernel klpc build cannot target:
 # the debug kernel and headers that are not an installed Debian package.
 # Env: KLPC_KDIR (kernel build tree), KLPC_FILTER (the run's test globs:
-# nothing to build unless t-87 may run).
+# nothing to build unless a test of tests/build/ may run).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tools/lib.sh
@@ -45,7 +45,7 @@ build() {
 # kpatch_lane KVER: the diffs named on stdin ("NAME WANT REGEX" lines of
 # tests/kpatch/expect), one after the other; each outcome in
 # OUT/kpatch/NAME.{built,refused,failed} with what klpc build printed and
-# how long it took, for t-87-c to judge.
+# how long it took, for build/kpatch-diffs to judge.
 kpatch_lane() {
 	while read -r name want regex; do
 		fix=$ROOT/tests/kpatch/amzn-2023/$name.patch
@@ -84,10 +84,10 @@ target_modules() {
 
 main() {
 	: "${KLPC_KDIR:?KLPC_KDIR not set}"
-	filter_wants "$ROOT/tests" "t-87-*" || return 0
+	filter_wants "$ROOT/tests" "build/*" || return 0
 	rm -rf "$OUT"
 	if ! kver=$(target_kver); then
-		msg "klpc build: $KLPC_KDIR is not an installed Debian headers package: t-87 tests will skip"
+		msg "klpc build: $KLPC_KDIR is not an installed Debian headers package: the tests of tests/build/ will skip"
 		return 0
 	fi
 	id=$("$ROOT/klp-convert/klpc-build-id" "$("$ROOT/vm/kernel.sh")")

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-87-c-build-kpatch
 # klpc build against kpatch's own integration diffs for 6.1
 # (tests/kpatch/): every diff tests/kpatch/expect says must load was built
 # by tools/build-patches.sh before the guest booted; here each loads with
@@ -6,9 +7,9 @@
 # Each diff expected to fail must have been refused with its reason.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-cli.sh
-. "${0%/*}/lib-cli.sh"
+. "${0%/*}/../lib-cli.sh"
 
 OUTDIR=$KLPC_DIR/tests/fixes/out/kpatch
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-87-b-build-inline
 # klpc build: a fix in a static inline helper of kernel/sys.c
 # (rlim64_is_infinity(), tests/fixes/prlimit-inline.patch) that gcc
 # inlined into __do_sys_prlimit64(), itself notrace as every kernel
@@ -8,7 +9,7 @@
 # back as infinity. Unloading restores the old behaviour.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 ko=$KLPC_MODDIR/klpc-build-prlimit-inline.ko
 [ -f "$ko" ] || skip "no klpc-build-prlimit-inline.ko: klpc build targets installed Debian headers only (tools/build-patches.sh)"

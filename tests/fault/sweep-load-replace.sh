@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-85-1-fault-load-replace
 # Fault sweep (lib-fault.sh), loads of patch modules: a replace patch that
 # gets nops for the functions of the enabled patches below it, one of them
 # in an object it lacks (klpc_target), and a patch with
@@ -10,9 +11,9 @@
 # klpc-group: fault
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-fault.sh
-. "${0%/*}/lib-fault.sh"
+. "${0%/*}/../lib-fault.sh"
 
 klpc_core_load
 CMDLINE=$(cat /proc/cmdline)

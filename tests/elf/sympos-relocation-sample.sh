@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-80-dup-sample
 # The sympos sample: klpc-sample-dup replaces the second of vmlinux's two
 # static full_scans_show() (khugepaged's, old_sympos 2) with code that
 # calls the first of its two static pages_to_scan_show() (KSM's) by name,
@@ -7,7 +8,7 @@
 # khugepaged's shows KSM's pages_to_scan, which follows a write to it.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 [ -f "$KLPC_MODDIR/klpc-sample-dup.ko" ] ||
 	skip "no klpc-sample-dup.ko: this kernel lacks KSM or THP, which it patches (tools/convert-modules.sh left it out)"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-85-4-fault-tasks
 # Fault sweep (lib-fault.sh): the start of a patching transition with
 # 1,000 more tasks, threads sleeping in nanosleep(). Every allocation the
 # enabling write and the transition's first round make fails in turn: the
@@ -9,9 +10,9 @@
 # klpc-group: fault
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-fault.sh
-. "${0%/*}/lib-fault.sh"
+. "${0%/*}/../lib-fault.sh"
 
 fault_proc_a_load
 disable_patch klpc_test_proc_a

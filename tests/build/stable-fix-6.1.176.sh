@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-87-d-build-stable-fix
 # klpc build with a real upstream fix: "fcntl: refuse F_SET_RW_HINT on an
 # immutable inode", a 6.1 stable fix that Debian's 6.1.192 has and 6.1.176
 # lacks (tests/fixes/stable-fcntl-rw-hint.patch), built for 6.1.176 from
@@ -7,12 +8,12 @@
 # unloading brings the old behaviour back.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-cli.sh
-. "${0%/*}/lib-cli.sh"
+. "${0%/*}/../lib-cli.sh"
 
 ko=$KLPC_MODDIR/klpc-build-stable-fcntl-rw-hint.ko
-[ -f "$ko" ] || skip "for Debian's 6.1.176 only, which lacks the fix: make vm-test TARGET=bookworm-6.1.176 FILTER='t-87-d-*'"
+[ -f "$ko" ] || skip "for Debian's 6.1.176 only, which lacks the fix: make vm-test TARGET=bookworm-6.1.176 FILTER=build/stable-fix-6.1.176"
 
 # set_hint FILE: fcntl(F_SET_RW_HINT = 1036, RWH_WRITE_LIFE_SHORT) on FILE,
 # opened read-only; prints "ok" or the error

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-87-f-build-cumulative
 # klpc build makes cumulative patches by default (atomic replace, as
 # kpatch's and upstream klp-build's are): klpc-build-cmdline
 # (tests/fixes/cmdline.patch) loaded, then klpc-build-cumulative
@@ -9,7 +10,7 @@
 # /proc/cmdline and /proc/version.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 one=klpc_build_cmdline
 cum=klpc_build_cumulative

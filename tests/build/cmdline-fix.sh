@@ -1,10 +1,11 @@
 #!/bin/sh
+# was t-87-a-build-cmdline
 # klpc build: a module made from tests/fixes/cmdline.patch (a diff of
 # fs/proc/cmdline.c) loads with 'klpc load', is checked against the
 # running kernel, patches /proc/cmdline, and unloading restores it.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 ko=$KLPC_MODDIR/klpc-build-cmdline.ko
 [ -f "$ko" ] || skip "no klpc-build-cmdline.ko: klpc build targets installed Debian headers only (tools/build-patches.sh)"

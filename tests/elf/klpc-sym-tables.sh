@@ -1,11 +1,12 @@
 #!/bin/sh
+# was t-81-syms-table
 # klpc_sym tables: a static function picked by sympos and static data
 # of a module are reached from patched code; an ambiguous or missing
 # symbol fails the load, or refuses the load of a module patched later,
 # with one message naming the patch and the symbol.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 klpc_core_load
 load klpc-target

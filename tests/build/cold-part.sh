@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-87-e-build-cold
 # klpc build: a fix in a function's cold part (tests/fixes/cold-oom-adj.patch).
 # gcc compiles __set_oom_adj() as the clone __set_oom_adj.isra.0 and moves
 # the pr_warn_once() of a write to the legacy /proc/PID/oom_adj into
@@ -9,7 +10,7 @@
 # reports the new text, once; after disabling, never.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 ko=$KLPC_MODDIR/klpc-build-cold-oom-adj.ko
 [ -f "$ko" ] || skip "no klpc-build-cold-oom-adj.ko: klpc build targets installed Debian headers only (tools/build-patches.sh)"

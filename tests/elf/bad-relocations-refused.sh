@@ -1,13 +1,14 @@
 #!/bin/sh
+# was t-86-b-elf-reloc-refused
 # Broken .klp.rela sections of a module object are refused when the patch
 # loads, with one kernel log line naming the patch, the object and the
 # symbol, and nothing left registered or written; a symbol that the coming
 # module lacks refuses that module's load instead.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-elf.sh
-. "${0%/*}/lib-elf.sh"
+. "${0%/*}/../lib-elf.sh"
 
 T=klpc_target
 S=.klp.sym.klpc_target.klpc_target_dup,2

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-85-5-fault-shadow
 # Fault sweep (lib-fault.sh): a shadow variable's allocation, by the
 # patched klpc_shadow_target_poke() of klpc-shadow-patch. Every
 # allocation fails in turn: the object then has no counter (it shows 0 and
@@ -8,9 +9,9 @@
 # klpc-group: fault
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-fault.sh
-. "${0%/*}/lib-fault.sh"
+. "${0%/*}/../lib-fault.sh"
 
 T=/proc/klpc_shadow_target
 LIVE=/sys/module/klpc_shadow_patch/parameters/live_vars

@@ -1,9 +1,10 @@
 #!/bin/sh
+# was t-80-syms-sample
 # The klpc_sym sample: patched code calls uptime_proc_show(), a static
 # function of vmlinux, through an address klpc resolved before enabling.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 version=$(cat /proc/version)
 klpc_core_load

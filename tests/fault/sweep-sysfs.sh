@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-85-2-fault-sysfs
 # Fault sweep (lib-fault.sh), writes to a patch's 'enabled': enabling a
 # disabled patch again, and disabling it. Every allocation each write makes
 # fails in turn: the write fails with ENOMEM and the patch stays as it
@@ -8,9 +9,9 @@
 # klpc-group: fault
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-fault.sh
-. "${0%/*}/lib-fault.sh"
+. "${0%/*}/../lib-fault.sh"
 
 fault_proc_a_load
 wait_transition klpc_test_proc_a

@@ -1,12 +1,14 @@
 #!/bin/sh
+# was t-85-9-fault-summary
 # Fault sweep (lib-fault.sh): the sum of the sweeps run before (t-85-0...
 # t-85-5), one line for docs/testing.md; fails if none ran. Then klpc unloads.
 # klpc-group: fault
+# klpc-order: 60 (after the sweeps it sums up)
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-fault.sh
-. "${0%/*}/lib-fault.sh"
+. "${0%/*}/../lib-fault.sh"
 
 [ -s "$FAULT_TALLY" ] || die "no fault sweep ran before this test"
 info "$(cat "$FAULT_TALLY")"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-80-extern-sample
 # The klpc-convert sample: patched code calls uptime_proc_show(), a static
 # function of vmlinux, by name. klpc-convert made that call a
 # .klp.rela.vmlinux..text relocation, which the kernel's own module loader
@@ -6,7 +7,7 @@
 # build record naming the running kernel's build ID.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 ko=$KLPC_MODDIR/klpc-sample-extern.ko
 [ "$(modinfo -F livepatch "$ko")" = Y ] || die "$ko: no livepatch=Y in its modinfo"

@@ -1,13 +1,14 @@
 #!/bin/sh
+# was t-86-c-elf-record
 # The build record: a patch whose record names another vmlinux, another
 # build of the module, or another size of the replaced function is refused
 # naming both; a malformed record is refused; a patch without a record
 # loads, with one line saying it was not checked, and 'checked' says no.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-elf.sh
-. "${0%/*}/lib-elf.sh"
+. "${0%/*}/../lib-elf.sh"
 
 T=klpc_target
 pfx="klpc: patch '$ELF_PATCH': object"

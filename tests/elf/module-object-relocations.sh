@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-86-a-elf-module
 # A patch in the livepatch ELF format for a module object (the sample
 # klpc-sample-elf-mod, sample-patches/klpc-sample-elf-mod.c): its new code
 # calls a static function of klpc_target (the second klpc_target_dup) by
@@ -8,9 +9,9 @@
 # loaded again while the patch stays.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-elf.sh
-. "${0%/*}/lib-elf.sh"
+. "${0%/*}/../lib-elf.sh"
 
 d=$(patch_dir "$ELF_PATCH")
 klpc_core_load

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-85-0-fault-load
 # Fault sweep (lib-fault.sh), loads of patch modules: a patch of vmlinux
 # functions, and a patch of a module object whose module is loaded. Every
 # allocation each load makes fails in turn: the load fails with ENOMEM and
@@ -8,9 +9,9 @@
 # klpc-group: fault
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-fault.sh
-. "${0%/*}/lib-fault.sh"
+. "${0%/*}/../lib-fault.sh"
 
 klpc_core_load
 CMDLINE=$(cat /proc/cmdline)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-86-d-elf-fuzz
 # Random mutations of the converted patch klpc-sample-elf-mod: its
 # .klp.rela sections, .klp.sym symbols and build record (klpc-elf-mangle
 # fuzz SEED: seeded, so a mutant is reproduced from its seed). Each is
@@ -14,9 +15,9 @@
 # klpc-timeout: 480
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-elf.sh
-. "${0%/*}/lib-elf.sh"
+. "${0%/*}/../lib-elf.sh"
 
 seed=${KLPC_FUZZ_SEED:-564351000}
 n=${KLPC_FUZZ_N:-240}

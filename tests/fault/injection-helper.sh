@@ -1,10 +1,11 @@
 #!/bin/sh
+# was t-83-fail-inject
 # The fault-injection helper klpc-test-fail: the nth call of a function
 # returns the given value without running the function; 'hits' and
 # 'injected' count; removing the helper stops it.
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 
 P=/sys/module/klpc_test_fail/parameters
 

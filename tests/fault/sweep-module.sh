@@ -1,4 +1,5 @@
 #!/bin/sh
+# was t-85-3-fault-module
 # Fault sweep (lib-fault.sh), module events: the load of a module an
 # enabled patch waits for, and the removal of a (disabled) patch module.
 # Every allocation each makes fails in turn: the module's load fails with
@@ -9,9 +10,9 @@
 # klpc-group: fault
 set -eu
 # shellcheck source=tests/lib.sh
-. "${0%/*}/lib.sh"
+. "${0%/*}/../lib.sh"
 # shellcheck source=tests/lib-fault.sh
-. "${0%/*}/lib-fault.sh"
+. "${0%/*}/../lib-fault.sh"
 
 klpc_core_load
 
