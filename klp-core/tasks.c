@@ -437,6 +437,25 @@ int klpc_tasks_set_target(int target, bool force)
 }
 
 /**
+ * klpc_tasks_target() - the state the tasks of the transition move to
+ *
+ * The table holds the one copy of the target, as the ftrace handler reads
+ * it there without locks; klpc_tasks_set_target() changes it.  Called
+ * with klpc_mutex held, under which the table stays and its target only
+ * changes by the caller's own hand.
+ *
+ * Return: KLPC_PATCHED or KLPC_UNPATCHED; KLPC_UNDEFINED without a table.
+ */
+int klpc_tasks_target(void)
+{
+	struct klpc_table *t;
+
+	lockdep_assert_held(&klpc_mutex);
+	t = klpc_table_locked();
+	return t ? READ_ONCE(t->target) : KLPC_UNDEFINED;
+}
+
+/**
  * klpc_tasks_start() - let tasks move to the target state
  * @refuse_lost:	do not start if some task has no entry
  *

@@ -36,6 +36,7 @@ bool klpc_task_gone(struct task_struct *task);
 void klpc_task_set_blocker(struct task_struct *task, const char *why);
 
 int klpc_tasks_set_target(int target, bool force);
+int klpc_tasks_target(void);
 unsigned int klpc_tasks_pending(void);
 int klpc_tasks_start(bool refuse_lost);
 struct task_struct **klpc_tasks_take_seen(unsigned int *nr);

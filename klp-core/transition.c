@@ -84,7 +84,6 @@ MODULE_PARM_DESC(signal_secs,
 #define KLPC_RETRY_MAX_MS	1000
 
 struct klpc_patch *klpc_transition_patch;
-static int klpc_target_state = KLPC_UNDEFINED;
 static unsigned long klpc_started, klpc_last_report, klpc_last_signals;
 static unsigned int klpc_retry_ms;
 static bool klpc_stall_reversed;
@@ -147,7 +146,7 @@ void klpc_task_exiting(struct task_struct *task)
 void klpc_transition_refresh(void)
 {
 	if (klpc_transition_patch)
-		klpc_stack_build(klpc_transition_patch, klpc_target_state);
+		klpc_stack_build(klpc_transition_patch, klpc_tasks_target());
 }
 
 /* On its own CPU, an idle task is not running while this work runs. */
@@ -189,7 +188,7 @@ static void klpc_check_idle(struct task_struct *task, cpumask_t *idle_cpus)
 	}
 	/* the lockless part of the lookup wants preemption off */
 	preempt_disable();
-	klpc_task_switch_to(task, klpc_target_state, KLPC_MOVER_STACK);
+	klpc_task_switch_to(task, klpc_tasks_target(), KLPC_MOVER_STACK);
 	preempt_enable();
 }
 
@@ -203,7 +202,7 @@ static void klpc_check_tasks(void)
 	klpc_tasks_refill();
 	/* none after a failed build; otherwise kept up to date as they change */
 	if (!klpc_stack_published() &&
-	    klpc_stack_build(klpc_transition_patch, klpc_target_state))
+	    klpc_stack_build(klpc_transition_patch, klpc_tasks_target()))
 		return;
 	/* the first round takes the tasks the walk that filled the table saw */
 	tasks = klpc_tasks_take_seen(&nr);
@@ -312,8 +311,9 @@ static void klpc_post_callbacks(struct klpc_patch *patch, int state)
 static void klpc_end_transition(bool completed)
 {
 	struct klpc_patch *patch = klpc_transition_patch;
-	int state = klpc_target_state;
+	int state = klpc_tasks_target();
 
+	lockdep_assert_held(&klpc_mutex);
 	cancel_delayed_work(&klpc_transition_work);
 	if (state == KLPC_UNPATCHED)
 		klpc_unpatch_objects(patch);
@@ -336,7 +336,6 @@ static void klpc_end_transition(bool completed)
 		if (state == KLPC_UNPATCHED)
 			module_put(patch->mod);
 	}
-	klpc_target_state = KLPC_UNDEFINED;
 	WRITE_ONCE(klpc_transition_patch, NULL);
 	wake_up_all(&klpc_transition_wq);
 
@@ -401,7 +400,7 @@ int klpc_init_transition(struct klpc_patch *patch, int state)
 	struct klpc_object *obj;
 	bool exit_stays = klpc_patches_do_exit(patch);
 
-	if (WARN_ON_ONCE(klpc_target_state != KLPC_UNDEFINED))
+	if (WARN_ON_ONCE(klpc_transition_patch))
 		return -EBUSY;
 	/* the previous transition's works and table are gone */
 	flush_work(&klpc_teardown_work);
@@ -425,8 +424,7 @@ int klpc_init_transition(struct klpc_patch *patch, int state)
 		return ret;
 	}
 
-	klpc_transition_patch = patch;
-	klpc_target_state = state;
+	WRITE_ONCE(klpc_transition_patch, patch);
 	klpc_started = jiffies;
 	klpc_last_report = jiffies;
 	klpc_last_signals = jiffies;
@@ -452,9 +450,8 @@ int klpc_init_transition(struct klpc_patch *patch, int state)
  */
 void klpc_cancel_transition(void)
 {
-	if (WARN_ON_ONCE(klpc_target_state != KLPC_PATCHED))
+	if (WARN_ON_ONCE(klpc_tasks_target() != KLPC_PATCHED))
 		return;
-	klpc_target_state = KLPC_UNPATCHED;
 	klpc_tasks_set_target(KLPC_UNPATCHED, true);
 	klpc_end_transition(false);
 }
@@ -473,17 +470,17 @@ void klpc_cancel_transition(void)
 int klpc_start_transition(void)
 {
 	struct klpc_patch *patch = klpc_transition_patch;
+	int state = klpc_tasks_target();
 	int ret;
 
-	ret = klpc_tasks_start(klpc_target_state == KLPC_PATCHED);
+	ret = klpc_tasks_start(state == KLPC_PATCHED);
 	if (ret) {
 		pr_err("'%s': cannot start the %s transition: a new task got no state (%d)\n",
-		       patch->mod->name, klpc_state_verb(klpc_target_state),
-		       ret);
+		       patch->mod->name, klpc_state_verb(state), ret);
 		return ret;
 	}
 	pr_notice("'%s': starting %s transition\n", patch->mod->name,
-		  klpc_state_verb(klpc_target_state));
+		  klpc_state_verb(state));
 	klpc_transition_kick();
 	return 0;
 }
@@ -532,13 +529,13 @@ static bool klpc_secs_after(unsigned long now, unsigned long since,
 static void klpc_transition_stalled(void)
 {
 	struct klpc_patch *patch = klpc_transition_patch;
+	const char *verb = klpc_state_verb(klpc_tasks_target());
 	unsigned long now = jiffies;
 
 	if (time_after(now, klpc_last_report + KLPC_REPORT_INTERVAL)) {
 		klpc_last_report = now;
 		pr_info("'%s': %u tasks still blocking the %s transition after %u s (see /proc/klpc/tasks)\n",
-			patch->mod->name, klpc_tasks_pending(),
-			klpc_state_verb(klpc_target_state),
+			patch->mod->name, klpc_tasks_pending(), verb,
 			jiffies_to_msecs(now - klpc_started) / 1000);
 	}
 	/* every signal_secs, 15 s by default, as upstream's docs suggest */
@@ -550,7 +547,7 @@ static void klpc_transition_stalled(void)
 	if (!klpc_stall_reversed && !patch->going &&
 	    klpc_secs_after(now, klpc_started, READ_ONCE(stall_reverse_secs))) {
 		pr_warn("'%s': %s transition stalled for %u s, reversing it\n",
-			patch->mod->name, klpc_state_verb(klpc_target_state),
+			patch->mod->name, verb,
 			jiffies_to_msecs(now - klpc_started) / 1000);
 		if (!klpc_reverse_transition())
 			klpc_stall_reversed = true;
@@ -594,16 +591,16 @@ static void klpc_transition_work_fn(struct work_struct *work)
 int klpc_reverse_transition(void)
 {
 	struct klpc_patch *patch = klpc_transition_patch;
-	int target = !klpc_target_state;
+	int target = !klpc_tasks_target();
 
+	lockdep_assert_held(&klpc_mutex);
 	if (klpc_tasks_set_target(target, false)) {
 		pr_err("'%s': cannot reverse the transition: a task forked during it has no state (-ENOMEM)\n",
 		       patch->mod->name);
 		return -ENOMEM;
 	}
 	pr_notice("'%s': reversing transition from %s\n", patch->mod->name,
-		  klpc_state_verb(klpc_target_state));
-	klpc_target_state = target;
+		  klpc_state_verb(!target));
 	klpc_reversed = true;
 	/* works that run before this see the old target and move no task */
 	klpc_stack_build(patch, target);
@@ -637,12 +634,14 @@ static void klpc_pin_forced(struct klpc_patch *patch)
  */
 void klpc_force_transition(void)
 {
+	int state = klpc_tasks_target();
 	struct klpc_patch *patch;
 
+	lockdep_assert_held(&klpc_mutex);
 	pr_warn("'%s': forcing %u tasks to the %s state; they may run mixed versions, and the modules of the enabled patches can never be removed\n",
 		klpc_transition_patch->mod->name, klpc_tasks_pending(),
-		klpc_target_state == KLPC_PATCHED ? "patched" : "unpatched");
-	klpc_tasks_set_target(klpc_target_state, true);
+		state == KLPC_PATCHED ? "patched" : "unpatched");
+	klpc_tasks_set_target(state, true);
 	list_for_each_entry(patch, &klpc_patches, list)
 		if (patch->enabled || patch == klpc_transition_patch)
 			klpc_pin_forced(patch);
@@ -668,7 +667,7 @@ void klpc_transition_show(struct seq_file *m)
 	unsigned long age = patch ? jiffies - klpc_started : 0;
 
 	seq_printf(m, "patch %s\ntarget %s\n", patch ? patch->mod->name : "-",
-		   !patch ? "-" : klpc_target_state == KLPC_PATCHED ?
+		   !patch ? "-" : klpc_tasks_target() == KLPC_PATCHED ?
 		   "patched" : "unpatched");
 	seq_printf(m, "seconds %u\npending %u\nstalled %d\nreversed %d\n",
 		   jiffies_to_msecs(age) / 1000,
