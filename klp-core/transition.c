@@ -83,6 +83,23 @@ MODULE_PARM_DESC(signal_secs,
 #define KLPC_RETRY_MIN_MS	10
 #define KLPC_RETRY_MAX_MS	1000
 
+/* how a transition ended: what /proc/klpc/transition shows as last_end */
+enum klpc_transition_end {
+	KLPC_END_NONE,		/* none has ended yet */
+	KLPC_END_COMPLETE,	/* every task moved */
+	KLPC_END_REVERSED,	/* every task moved, after a reversal */
+	KLPC_END_FORCED,	/* 'force' moved the tasks left */
+	KLPC_END_CANCELLED,	/* enabling failed before it started */
+};
+
+static const char * const klpc_end_names[] = {
+	[KLPC_END_NONE]		= "-",
+	[KLPC_END_COMPLETE]	= "complete",
+	[KLPC_END_REVERSED]	= "reversed",
+	[KLPC_END_FORCED]	= "forced",
+	[KLPC_END_CANCELLED]	= "cancelled",
+};
+
 struct klpc_patch *klpc_transition_patch;
 static unsigned long klpc_started, klpc_last_report, klpc_last_signals;
 static unsigned int klpc_retry_ms;
@@ -91,9 +108,7 @@ static bool klpc_stall_reversed;
 static bool klpc_reversed;
 /* how the last transition ended, for /proc/klpc/transition */
 static char klpc_last_name[MODULE_NAME_LEN];
-static const char *klpc_last_end;
-/* set while 'force' ends the transition */
-static bool klpc_forcing;
+static enum klpc_transition_end klpc_last_end;
 static DEFINE_PER_CPU(struct work_struct, klpc_idle_work);
 /* woken when a transition ends */
 static DECLARE_WAIT_QUEUE_HEAD(klpc_transition_wq);
@@ -306,9 +321,11 @@ static void klpc_post_callbacks(struct klpc_patch *patch, int state)
  * first.  A handler on another CPU may still have read a func as in
  * transition; it then finds the table gone and answers the final state,
  * which every task is in.  Whatever reads 'transition' as 0 may rely on
- * the patch module being released.
+ * the patch module being released.  @end is how it ended: the caller
+ * knows (a check round, 'force', or enabling that failed); every end but
+ * KLPC_END_CANCELLED completes the transition.
  */
-static void klpc_end_transition(bool completed)
+static void klpc_end_transition(enum klpc_transition_end end)
 {
 	struct klpc_patch *patch = klpc_transition_patch;
 	int state = klpc_tasks_target();
@@ -326,10 +343,8 @@ static void klpc_end_transition(bool completed)
 		klpc_replace_unlist();
 
 	strscpy(klpc_last_name, patch->mod->name, sizeof(klpc_last_name));
-	klpc_last_end = !completed ? "cancelled" :
-			klpc_forcing ? "forced" :
-			klpc_reversed ? "reversed" : "complete";
-	if (completed) {
+	klpc_last_end = end;
+	if (end != KLPC_END_CANCELLED) {
 		pr_notice("'%s': %s complete\n", patch->mod->name,
 			  klpc_state_verb(state));
 		/* a forced patch keeps a reference of its own */
@@ -453,7 +468,7 @@ void klpc_cancel_transition(void)
 	if (WARN_ON_ONCE(klpc_tasks_target() != KLPC_PATCHED))
 		return;
 	klpc_tasks_set_target(KLPC_UNPATCHED, true);
-	klpc_end_transition(false);
+	klpc_end_transition(KLPC_END_CANCELLED);
 }
 
 /**
@@ -563,7 +578,8 @@ static void klpc_try_complete_transition(void)
 	if (klpc_tasks_pending())
 		klpc_check_tasks();
 	if (!klpc_tasks_pending()) {
-		klpc_end_transition(true);
+		klpc_end_transition(klpc_reversed ? KLPC_END_REVERSED :
+				    KLPC_END_COMPLETE);
 		return;
 	}
 	klpc_transition_stalled();
@@ -645,9 +661,7 @@ void klpc_force_transition(void)
 	list_for_each_entry(patch, &klpc_patches, list)
 		if (patch->enabled || patch == klpc_transition_patch)
 			klpc_pin_forced(patch);
-	klpc_forcing = true;
-	klpc_end_transition(true);
-	klpc_forcing = false;
+	klpc_end_transition(KLPC_END_FORCED);
 }
 
 /**
@@ -676,7 +690,7 @@ void klpc_transition_show(struct seq_file *m)
 		   patch && klpc_reversed);
 	seq_printf(m, "last_patch %s\nlast_end %s\n",
 		   klpc_last_end ? klpc_last_name : "-",
-		   klpc_last_end ? klpc_last_end : "-");
+		   klpc_end_names[klpc_last_end]);
 }
 
 /**
