@@ -100,15 +100,48 @@ static const char * const klpc_end_names[] = {
 	[KLPC_END_CANCELLED]	= "cancelled",
 };
 
+/*
+ * The patch in transition stays a global of its own, as upstream's
+ * klp_transition_patch: other files test it, sysfs.c and
+ * klpc_transition_wait() without klpc_mutex.  Written with klpc_mutex
+ * held, WRITE_ONCE() for those readers.
+ */
 struct klpc_patch *klpc_transition_patch;
-static unsigned long klpc_started, klpc_last_report, klpc_last_signals;
-static unsigned int klpc_retry_ms;
-static bool klpc_stall_reversed;
-/* reversed since it started, by a write to 'enabled' or after a stall */
-static bool klpc_reversed;
-/* how the last transition ended, for /proc/klpc/transition */
-static char klpc_last_name[MODULE_NAME_LEN];
-static enum klpc_transition_end klpc_last_end;
+
+/**
+ * struct klpc_transition - the transition in progress, and how the last ended
+ * @started:		jiffies when klpc_init_transition() set it up
+ * @last_report:	jiffies of the last "still blocking" line
+ * @last_signals:	jiffies of the last round of fake signals
+ * @retry_ms:		delay before the next check round, doubled at each
+ *			retry up to KLPC_RETRY_MAX_MS
+ * @stall_reversed:	reversed after a stall (stall_reverse_secs): only once
+ * @reversed:		reversed since it started, by a write to 'enabled' or
+ *			after a stall
+ * @last_name:		the patch of the last transition that ended
+ * @last_end:		how that one ended, for /proc/klpc/transition
+ *
+ * Every field is read and written with klpc_mutex held: by the paths that
+ * set a transition up, start, reverse or force it (under the mutex their
+ * callers take), by the check rounds of klpc_transition_work_fn() and by
+ * klpc_transition_show().  klpc_init_transition() sets the fields up to
+ * @reversed for each transition; klpc_end_transition() sets the last two.
+ * The patch is klpc_transition_patch above, and the target state is the
+ * task table's (klpc_tasks_target()): tasks.c must have it, as the ftrace
+ * handler reads it there without locks.
+ */
+struct klpc_transition {
+	unsigned long started;
+	unsigned long last_report;
+	unsigned long last_signals;
+	unsigned int retry_ms;
+	bool stall_reversed;
+	bool reversed;
+	char last_name[MODULE_NAME_LEN];
+	enum klpc_transition_end last_end;
+};
+
+static struct klpc_transition klpc_transition;
 static DEFINE_PER_CPU(struct work_struct, klpc_idle_work);
 /* woken when a transition ends */
 static DECLARE_WAIT_QUEUE_HEAD(klpc_transition_wq);
@@ -342,8 +375,9 @@ static void klpc_end_transition(enum klpc_transition_end end)
 	if (patch->replace)
 		klpc_replace_unlist();
 
-	strscpy(klpc_last_name, patch->mod->name, sizeof(klpc_last_name));
-	klpc_last_end = end;
+	strscpy(klpc_transition.last_name, patch->mod->name,
+		sizeof(klpc_transition.last_name));
+	klpc_transition.last_end = end;
 	if (end != KLPC_END_CANCELLED) {
 		pr_notice("'%s': %s complete\n", patch->mod->name,
 			  klpc_state_verb(state));
@@ -440,12 +474,12 @@ int klpc_init_transition(struct klpc_patch *patch, int state)
 	}
 
 	WRITE_ONCE(klpc_transition_patch, patch);
-	klpc_started = jiffies;
-	klpc_last_report = jiffies;
-	klpc_last_signals = jiffies;
-	klpc_retry_ms = KLPC_RETRY_MIN_MS;
-	klpc_stall_reversed = false;
-	klpc_reversed = false;
+	klpc_transition.started = jiffies;
+	klpc_transition.last_report = jiffies;
+	klpc_transition.last_signals = jiffies;
+	klpc_transition.retry_ms = KLPC_RETRY_MIN_MS;
+	klpc_transition.stall_reversed = false;
+	klpc_transition.reversed = false;
 	if (state == KLPC_PATCHED)
 		klpc_for_each_object(patch, obj)
 			obj->callbacks.post_unpatch_enabled = false;
@@ -530,8 +564,9 @@ void klpc_transition_wait(struct klpc_patch *patch)
 static void klpc_schedule_retry(void)
 {
 	mod_delayed_work(system_highpri_wq, &klpc_transition_work,
-			 msecs_to_jiffies(klpc_retry_ms));
-	klpc_retry_ms = min(klpc_retry_ms * 2, KLPC_RETRY_MAX_MS);
+			 msecs_to_jiffies(klpc_transition.retry_ms));
+	klpc_transition.retry_ms = min(klpc_transition.retry_ms * 2,
+				       KLPC_RETRY_MAX_MS);
 }
 
 /* whether @secs seconds (0: never) have passed since @since */
@@ -543,29 +578,30 @@ static bool klpc_secs_after(unsigned long now, unsigned long since,
 
 static void klpc_transition_stalled(void)
 {
+	struct klpc_transition *tr = &klpc_transition;
 	struct klpc_patch *patch = klpc_transition_patch;
 	const char *verb = klpc_state_verb(klpc_tasks_target());
 	unsigned long now = jiffies;
 
-	if (time_after(now, klpc_last_report + KLPC_REPORT_INTERVAL)) {
-		klpc_last_report = now;
+	if (time_after(now, tr->last_report + KLPC_REPORT_INTERVAL)) {
+		tr->last_report = now;
 		pr_info("'%s': %u tasks still blocking the %s transition after %u s (see /proc/klpc/tasks)\n",
 			patch->mod->name, klpc_tasks_pending(), verb,
-			jiffies_to_msecs(now - klpc_started) / 1000);
+			jiffies_to_msecs(now - tr->started) / 1000);
 	}
 	/* every signal_secs, 15 s by default, as upstream's docs suggest */
-	if (klpc_secs_after(now, klpc_last_signals, READ_ONCE(signal_secs))) {
-		klpc_last_signals = now;
+	if (klpc_secs_after(now, tr->last_signals, READ_ONCE(signal_secs))) {
+		tr->last_signals = now;
 		klpc_send_signals();
 	}
 	/* a patch whose module is going must end unpatched */
-	if (!klpc_stall_reversed && !patch->going &&
-	    klpc_secs_after(now, klpc_started, READ_ONCE(stall_reverse_secs))) {
+	if (!tr->stall_reversed && !patch->going &&
+	    klpc_secs_after(now, tr->started, READ_ONCE(stall_reverse_secs))) {
 		pr_warn("'%s': %s transition stalled for %u s, reversing it\n",
 			patch->mod->name, verb,
-			jiffies_to_msecs(now - klpc_started) / 1000);
+			jiffies_to_msecs(now - tr->started) / 1000);
 		if (!klpc_reverse_transition())
-			klpc_stall_reversed = true;
+			tr->stall_reversed = true;
 	}
 }
 
@@ -578,8 +614,8 @@ static void klpc_try_complete_transition(void)
 	if (klpc_tasks_pending())
 		klpc_check_tasks();
 	if (!klpc_tasks_pending()) {
-		klpc_end_transition(klpc_reversed ? KLPC_END_REVERSED :
-				    KLPC_END_COMPLETE);
+		klpc_end_transition(klpc_transition.reversed ?
+				    KLPC_END_REVERSED : KLPC_END_COMPLETE);
 		return;
 	}
 	klpc_transition_stalled();
@@ -617,11 +653,11 @@ int klpc_reverse_transition(void)
 	}
 	pr_notice("'%s': reversing transition from %s\n", patch->mod->name,
 		  klpc_state_verb(!target));
-	klpc_reversed = true;
+	klpc_transition.reversed = true;
 	/* works that run before this see the old target and move no task */
 	klpc_stack_build(patch, target);
 	patch->enabled = target == KLPC_PATCHED;
-	klpc_retry_ms = KLPC_RETRY_MIN_MS;
+	klpc_transition.retry_ms = KLPC_RETRY_MIN_MS;
 	klpc_transition_kick();
 	return 0;
 }
@@ -677,9 +713,11 @@ void klpc_force_transition(void)
  */
 void klpc_transition_show(struct seq_file *m)
 {
+	struct klpc_transition *tr = &klpc_transition;
 	struct klpc_patch *patch = klpc_transition_patch;
-	unsigned long age = patch ? jiffies - klpc_started : 0;
+	unsigned long age = patch ? jiffies - tr->started : 0;
 
+	lockdep_assert_held(&klpc_mutex);
 	seq_printf(m, "patch %s\ntarget %s\n", patch ? patch->mod->name : "-",
 		   !patch ? "-" : klpc_tasks_target() == KLPC_PATCHED ?
 		   "patched" : "unpatched");
@@ -687,10 +725,10 @@ void klpc_transition_show(struct seq_file *m)
 		   jiffies_to_msecs(age) / 1000,
 		   patch ? klpc_tasks_pending() : 0,
 		   patch && age >= KLPC_REPORT_INTERVAL,
-		   patch && klpc_reversed);
+		   patch && tr->reversed);
 	seq_printf(m, "last_patch %s\nlast_end %s\n",
-		   klpc_last_end ? klpc_last_name : "-",
-		   klpc_end_names[klpc_last_end]);
+		   tr->last_end ? tr->last_name : "-",
+		   klpc_end_names[tr->last_end]);
 }
 
 /**
