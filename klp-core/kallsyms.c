@@ -104,7 +104,7 @@ struct klpc_find_arg {
 	unsigned long count;
 };
 
-static void klpc_find_record(struct klpc_find_arg *args, unsigned long addr)
+static void klpc_note_match(struct klpc_find_arg *args, unsigned long addr)
 {
 	if (args->count < KLPC_MAX_MATCHES)
 		args->addrs[args->count] = addr;
@@ -113,7 +113,7 @@ static void klpc_find_record(struct klpc_find_arg *args, unsigned long addr)
 
 static int klpc_vmlinux_match(void *data, unsigned long addr)
 {
-	klpc_find_record(data, addr);
+	klpc_note_match(data, addr);
 	return 0;
 }
 
@@ -123,7 +123,7 @@ static int klpc_module_match(void *data, const char *name, unsigned long addr)
 
 	if (strcmp(name, args->name))
 		return 0;
-	klpc_find_record(args, addr);
+	klpc_note_match(args, addr);
 	return 0;
 }
 

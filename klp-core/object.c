@@ -21,8 +21,7 @@
 #include "reloc.h"
 
 /* what went wrong, naming the field to fix: old_sympos or sympos */
-static const char *klpc_resolve_error(int ret, unsigned long sympos,
-				      bool func)
+static const char *klpc_lookup_why(int ret, unsigned long sympos, bool func)
 {
 	if (ret == -EINVAL)
 		return func ? "is ambiguous, set old_sympos" :
@@ -102,7 +101,7 @@ static int klpc_resolve_func(struct klpc_patch *patch, struct klpc_object *obj,
 	if (ret) {
 		pr_err("patch '%s': object '%s': function '%s' %s (%d)\n",
 		       patch->mod->name, klpc_obj_name(obj), func->old_name,
-		       klpc_resolve_error(ret, func->old_sympos, true), ret);
+		       klpc_lookup_why(ret, func->old_sympos, true), ret);
 		return ret;
 	}
 	func->old_func = (void *)addr;
@@ -143,7 +142,7 @@ static int klpc_resolve_syms(struct klpc_patch *patch, struct klpc_object *obj,
 		if (ret) {
 			pr_err("patch '%s': object '%s': symbol '%s' %s (%d)\n",
 			       patch->mod->name, klpc_obj_name(obj), sym->name,
-			       klpc_resolve_error(ret, sym->sympos, false), ret);
+			       klpc_lookup_why(ret, sym->sympos, false), ret);
 			return ret;
 		}
 		WRITE_ONCE(*sym->addr, (void *)addr);

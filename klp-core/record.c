@@ -88,8 +88,8 @@ static int klpc_check_entry(struct klpc_patch *patch,
 }
 
 /* Find the record section; Return: 0 and *hdr, NULL if there is none. */
-static int klpc_find_record(struct klpc_patch *patch,
-			    const struct klpc_record_hdr **hdr)
+static int klpc_find_record_section(struct klpc_patch *patch,
+				    const struct klpc_record_hdr **hdr)
 {
 	const struct klpc_record_hdr *h;
 	struct klpc_elf elf;
@@ -278,7 +278,7 @@ int klpc_record_check_patch(struct klpc_patch *patch)
 
 	patch->record = NULL;
 	patch->checked = false;
-	ret = klpc_find_record(patch, &hdr);
+	ret = klpc_find_record_section(patch, &hdr);
 	if (ret || !hdr)
 		return ret;
 	for (i = 0; i < hdr->nr; i++) {

@@ -383,9 +383,10 @@ static unsigned int klpc_next_section(const struct klpc_elf *elf,
 	return 0;
 }
 
-static int klpc_resolve_error(const struct klpc_elf *elf, const char *obj,
-			      const struct klpc_symref *ref,
-			      const char *symname, int ret)
+static int klpc_report_unresolved(const struct klpc_elf *elf,
+				  const char *obj,
+				  const struct klpc_symref *ref,
+				  const char *symname, int ret)
 {
 	unsigned long count = klpc_symbol_count(obj, ref->name);
 
@@ -423,8 +424,8 @@ static int klpc_resolve_section_syms(const struct klpc_elf *elf,
 			continue;
 		ret = klpc_find_symbol(objname, ref->name, ref->sympos, &addr);
 		if (ret)
-			return klpc_resolve_error(elf, objname, ref, r.symname,
-						  ret);
+			return klpc_report_unresolved(elf, objname, ref,
+						      r.symname, ret);
 		r.sym->st_value = addr;
 		cond_resched();
 	}
