@@ -8,8 +8,9 @@
 #   make clean
 #   make check             checkpatch, W=1 and sparse builds, shellcheck
 #   make vm-demo           boot the guest, run vm/demo.sh
-#   make vm-test [FILTER='t-1*,t-20-*'] [SHARDS=N]  boot the guest, run
-#                          tests/t-*.sh (SHARDS: over N guests side by side)
+#   make vm-test [FILTER='core/,*reverse*'] [SHARDS=N]  boot the guest, run
+#                          tests/AREA/*.sh (FILTER: folders, name globs;
+#                          SHARDS: over N guests side by side)
 #   make vm-bench          boot the guest, run bench/run.sh
 #   make vm-torture [SEED=N] [DURATION=S]  boot the guest, run the torture
 #                          driver (tests/torture/torture.sh): random
@@ -136,14 +137,15 @@ tests/bin/klpc-tasks: tests/tools/klpc-tasks.c
 	@mkdir -p tests/bin
 	$(CC) -O2 -Wall -Wextra -static -pthread -o $@ $<
 
-# a BPF fentry/fexit program counting a function's calls (t-4f), with no
-# libbpf: raw bpf() calls
+# a BPF fentry/fexit program counting a function's calls
+# (coexist/bpf-trampoline), with no libbpf: raw bpf() calls
 tests/bin/klpc-bpf: tests/tools/klpc-bpf.c
 	@mkdir -p tests/bin
 	$(CC) -O2 -Wall -Wextra -static -o $@ $<
 
-# perf counters on a function's calls (t-4g): what 'perf probe' and
-# 'perf stat' do, through perf_event_open(), without the perf tool
+# perf counters on a function's calls (coexist/perf-counters): what
+# 'perf probe' and 'perf stat' do, through perf_event_open(), without the
+# perf tool
 tests/bin/klpc-perf: tests/tools/klpc-perf.c
 	@mkdir -p tests/bin
 	$(CC) -O2 -Wall -Wextra -static -o $@ $<
@@ -243,7 +245,7 @@ ifeq ($(KERNEL),debug)
 	@vm/debug-kernel.sh >/dev/null
 endif
 	@$(MAKE) --no-print-directory modules
-# klpc build's test patches (t-87): for Debian's kernel only
+# klpc build's test patches (tests/build/): for Debian's kernel only
 ifneq ($(KERNEL),debug)
 	@$(if $(filter test,$*),KLPC_KDIR='$(KDIR)' KLPC_FILTER='$(FILTER)' tools/build-patches.sh)
 	@$(if $(filter test,$*),KLPC_KDIR='$(KDIR)' KLPC_FILTER='$(FILTER)' \

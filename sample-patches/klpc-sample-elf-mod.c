@@ -16,7 +16,8 @@
  * goes (the declarations are in klpc-sample-elf-mod.h).  The patch also
  * keeps the address of a vmlinux function, a .klp.rela.vmlinux.*
  * relocation that the module loader writes, and shows it as 1 in its
- * 'vmlinux' parameter.  The guest tests t-86-a..t-86-c use it.
+ * 'vmlinux' parameter.  The guest tests elf/module-object-relocations,
+ * elf/bad-relocations-refused and elf/build-record use it.
  *	insmod klpc-target.ko; insmod klpc-sample-elf-mod.ko
  *	grep dup /proc/klpc_target	# dup=27,2
  */

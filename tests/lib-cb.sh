@@ -1,6 +1,7 @@
 # shellcheck shell=sh
 # shellcheck disable=SC2034 # variables for the tests that source this file
-# Helpers for the callback tests (t-5*), sourced after lib.sh.
+# Helpers for the callback tests (tests/callbacks/, the ports of
+# upstream's state tests in tests/state/), sourced after lib.sh.
 #
 # The demo patches (tests/modules/klpc-test-cb-demo*.c) print a line per
 # callback; the target modules print their init and exit.  Every step a

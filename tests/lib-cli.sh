@@ -1,6 +1,7 @@
 # shellcheck shell=sh
-# Helpers of the klpc command's tests (t-88-*-cli-*, t-92-cli-force,
-# t-99-cli-sig-enforce), after lib.sh. The command is the real cli/klpc,
+# Helpers of the klpc command's tests (tests/cli/, contain/cli-refusals,
+# contain/signatures-and-lockdown, contain/secure-boot, build/kpatch-diffs,
+# build/stable-fix-6.1.176), after lib.sh. The command is the real cli/klpc,
 # from the overlay (/klpc/cli, on the guest's PATH); its JSON is read by
 # tests/tools/klpc-json, a strict parser.
 

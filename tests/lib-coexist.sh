@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Helpers of the coexistence tests (t-4a..t-4c), after lib.sh: kprobes
+# Helpers of the coexistence tests (tests/coexist/), after lib.sh: kprobes
 # and kretprobes through tracefs's kprobe_events, and the function and
 # function_graph tracers, on the functions klpc patches. coexist_setup
 # makes the test leave tracefs as it found it, however it exits.

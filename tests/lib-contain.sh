@@ -1,6 +1,7 @@
 # shellcheck shell=sh
 # shellcheck disable=SC2016 # the scripts run in the context's own shell
-# Helpers of the containment tests (t-2b-*, t-2c-*, t-2d-*), after lib.sh:
+# Helpers of the containment tests (contain/sysfs-writes, contain/proc-reads,
+# contain/cli-refusals), after lib.sh:
 # run a command as someone who must not be able to change klpc.
 #
 # The contexts, by name:

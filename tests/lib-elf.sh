@@ -1,6 +1,6 @@
 # shellcheck shell=sh
 # Helpers of the guest tests of patches in the livepatch ELF format
-# (t-86-a..t-86-c): the sample klpc-sample-elf-mod (sample-patches/), converted
+# (tests/elf/): the sample klpc-sample-elf-mod (sample-patches/), converted
 # by klpc-convert, and broken copies of it (tests/tools/klpc-elf-mangle).
 
 ELF_KO=$KLPC_MODDIR/klpc-sample-elf-mod.ko

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Helpers of the fault-injection sweep (t-85-*-fault-*.sh), sourced after
+# Helpers of the fault-injection sweep (tests/fault/sweep-*.sh), sourced after
 # lib.sh. A test describes one operation with three functions:
 #
 #   fault_op		do it once (an insmod, a sysfs write...): its exit
@@ -42,7 +42,7 @@
 # failure is the kernel's to report, and no klpc line is required.
 #
 # Each sweep appends "NAME MECHANISM POINTS SITES" to $FAULT_TALLY, which
-# t-85-9-fault-summary.sh sums up.
+# tests/fault/sweep-summary.sh sums up.
 
 FAULT_FAIL_P=/sys/module/klpc_test_fail/parameters
 # the allocators klpc.ko calls (nm -u klpc.ko): kzalloc() of a struct,
@@ -73,7 +73,8 @@ FAULT_WAIT=$((30 * ${KLPC_TIMEOUT_SCALE:-1}))
 
 # fault_proc_a_load: klpc and klpc-test-proc-a (cmdline=fault-a) loaded;
 # FAULT_CMDLINE is /proc/cmdline unpatched, FAULT_PATCH the patch's sysfs
-# directory (the operations of t-85-2 and t-85-4 write to it).
+# directory (the operations of fault/sweep-sysfs and fault/sweep-tasks
+# write to it).
 fault_proc_a_load() {
 	klpc_core_load
 	FAULT_CMDLINE=$(cat /proc/cmdline)

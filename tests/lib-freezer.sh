@@ -1,6 +1,6 @@
 # shellcheck shell=sh
-# Helpers of the freezer tests (t-3c-freezer, t-91-freezer-force), after
-# lib.sh: one cgroup v2 of the test's own, frozen and thawed through
+# Helpers of the freezer tests (consistency/frozen-cgroup,
+# consistency/force-frozen-cgroup), after lib.sh: one cgroup v2 of the test's own, frozen and thawed through
 # cgroup.freeze (the guest's /init mounts no cgroup file system: the
 # first test mounts cgroup2 on /sys/fs/cgroup).
 

@@ -1,9 +1,9 @@
 # shellcheck shell=sh
 # Helpers for the tests ported from the upstream livepatch selftests
-# (tools/testing/selftests/livepatch, t-4*). Source after lib.sh:
+# (tools/testing/selftests/livepatch, tests/parity/). Source after lib.sh:
 #
 #   # shellcheck source=tests/lib-lp.sh
-#   . "${0%/*}/lib-lp.sh"
+#   . "${0%/*}/../lib-lp.sh"
 #
 # Like upstream's check_result, a test logs the commands it runs into the
 # kernel log ("% insmod ...") and then compares that log, klpc's lines and
@@ -12,7 +12,7 @@
 LP_FTRACE_ENABLED=/proc/sys/kernel/ftrace_enabled
 LP_ENABLED_FUNCS=/sys/kernel/tracing/enabled_functions
 
-# lp_text MOD: what the t-4* patch modules make a patched file read.
+# lp_text MOD: what the parity tests' patch modules make a patched file read.
 lp_text() {
 	echo "$(modname "$1"): this has been live patched"
 }
@@ -82,12 +82,13 @@ assert_live() {
 
 # lp_kernel_log: since the mark, without timestamps, the logged commands
 # and the lines of klpc, of the klpc_test_lp_* modules and of
-# klpc_test_cb_demo (t-4d stacks it, as upstream stacks its demo).  Progress
+# klpc_test_cb_demo (parity/atomic-replace stacks it, as upstream stacks
+# its demo).  Progress
 # reports of slow transitions ("tasks still blocking") are left out: how
 # many there are depends on the machine's speed; so are the once-a-boot
 # taint notices, which go to whichever module loads first, and the line
 # saying a patch carries no build record (upstream's sequences have no
-# such record; t-86-c tests that line).
+# such record; elf/build-record tests that line).
 lp_kernel_log() {
 	dmesg_since_mark | sed -n -e 's/^\[[^]]*\] *//' \
 		-e '/tasks still blocking/d' -e '/taints kernel/d' \

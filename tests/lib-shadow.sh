@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Helpers for the shadow variable tests (t-6*.sh), sourced after lib.sh.
+# Helpers for the shadow variable tests (tests/shadow/), sourced after lib.sh.
 
 # module_log MOD: the kernel log lines of module MOD (its pr_fmt prefix
 # "mod_name: ") since the last dmesg_mark, without timestamp and prefix.

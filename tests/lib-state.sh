@@ -1,6 +1,6 @@
 # shellcheck shell=sh
 # shellcheck disable=SC2034 # variables for the tests that source this file
-# Helpers for the system state tests (t-69-*), sourced after lib.sh and
+# Helpers for the system state tests (tests/state/upstream-*, state/disabled-patch-holds-none), sourced after lib.sh and
 # lib-cb.sh: upstream's test-state.sh sequences, replayed with the
 # klpc-test-state{,2,3} patches (tests/modules/state-patch.h).  Their
 # state is a change of console_loglevel: raised to 15

@@ -1,11 +1,12 @@
 # shellcheck shell=sh
 # shellcheck disable=SC2034 # variables for the tests that source this file
-# Helpers for the guest tests (tests/t-*.sh). Each test starts with:
+# Helpers for the guest tests (tests/AREA/NAME.sh, docs/testing.md). Each
+# test starts with:
 #
 #   #!/bin/sh
 #   set -eu
 #   # shellcheck source=tests/lib.sh
-#   . "${0%/*}/lib.sh"
+#   . "${0%/*}/../lib.sh"
 #
 # A test passes when it exits 0; 'die' (or any failing command under
 # set -e) fails it; 'skip' exits 77, which the runner counts as skipped.
@@ -16,8 +17,13 @@ KLPC_MODDIR=$KLPC_DIR/modules
 KLPC_SYSFS=/sys/kernel/klpc
 KLPC_SIGNAL_SECS=/sys/module/klpc/parameters/signal_secs
 KLPC_KVER=$(cat "$KLPC_DIR/kver" 2>/dev/null || echo unknown)
-KLPC_TEST=${KLPC_TEST:-${0##*/}}
-KLPC_TEST=${KLPC_TEST%.sh}
+# the runner's name for the test, AREA/NAME (tests/select.sh); the same
+# when it runs by hand
+if [ -z "${KLPC_TEST:-}" ]; then
+	KLPC_TEST=${0%/*}
+	KLPC_TEST=${KLPC_TEST##*/}/${0##*/}
+	KLPC_TEST=${KLPC_TEST%.sh}
+fi
 export KLPC_DIR KLPC_MODDIR KLPC_SYSFS KLPC_KVER KLPC_TEST
 # bounded waits (wait_transition, wait_until) last this many times longer
 # on a slower kernel (the debug kernel: vm/run.sh, klpc.timeout_scale=)

@@ -7,7 +7,8 @@
 #   bookworm-6.1.176  Debian 12's 6.1.176-1 (linux-headers-6.1.0-50-amd64,
 #                  installed like any package): an older build of 6.1, for
 #                  the test that applies a later 6.1 stable fix live
-#                  (t-87-d); only that test is meant to run on it.
+#                  (build/stable-fix-6.1.176); only that test is meant
+#                  to run on it.
 #   bookworm-6.12  Debian 12's own 6.12 (bookworm-security's linux-6.12):
 #                  the newest linux-headers-6.12.*+deb12-amd64 that apt
 #                  knows, unpacked into KLPC_CACHE/headers (its Depends

@@ -2,8 +2,9 @@
 # Upstream's livepatch selftests for the guest's test
 # parity/upstream-selftests-replayed: the test modules of the target's
 # kernel series, unchanged, built against klpc through klpc-compat.h, and
-# the selftest scripts, both from Debian's linux-source-<series> tarball, into build/upstream/selftests/
-# (the guest's /klpc/upstream/: the scripts, test_modules/*.ko).
+# the selftest scripts, both from Debian's linux-source-<series>
+# tarball, into build/upstream/selftests/ (the guest's /klpc/upstream/:
+# the scripts, test_modules/*.ko).
 #   6.1:  lib/livepatch/test_klp_*.c, tools/testing/selftests/livepatch/
 #   6.12: tools/testing/selftests/livepatch/{,test_modules/}
 # The modules include <linux/livepatch.h> as written: a shim of that name,

@@ -11,7 +11,7 @@ TABLE=$ROOT/tests/weights.txt
 
 # test_times LOG...: "NAME SECONDS" for every verdict line of the logs
 test_times() {
-	sed -n 's/^\(PASS\|FAIL\|SKIP\) \(t-[^ ]*\).* \[\([0-9][0-9]*\) s[],].*$/\2 \3/p' "$@"
+	sed -n 's/^\(PASS\|FAIL\|SKIP\) \([a-z0-9-]*\/[^ ]*\).* \[\([0-9][0-9]*\) s[],].*$/\2 \3/p' "$@"
 }
 
 main() {

@@ -200,7 +200,8 @@ build_overlay() {
 	[ "$BOOT_KIND" != secure ] || add_secure "$stage"
 	[ "${3:-}" != try ] || add_try "$stage" "$2"
 	[ ! -d "$ROOT/bench" ] || copy_tree "$ROOT/bench" "$stage/klpc/bench"
-	# upstream's selftests and their modules (t-4e), if built for this run
+	# upstream's selftests and their modules (for
+	# parity/upstream-selftests-replayed), if built for this run
 	[ ! -d "$ROOT/build/upstream/selftests" ] ||
 		cp -a "$ROOT/build/upstream/selftests" "$stage/klpc/upstream"
 	echo "$2" >"$stage/klpc/kver"

@@ -3,7 +3,8 @@
 # klpc force: refused without --yes (with the warning) and for a patch
 # not in transition; with --yes it ends a transition a sleeper blocks,
 # and klpc unload then refuses the forced patch. The forced module stays
-# loaded for good, as after t-90: this runs after it, before t-99.
+# loaded for good, as after consistency/force: this runs after it, before
+# contain/signatures-and-lockdown.
 # klpc-timeout: 300
 # klpc-group: tail
 # klpc-order: 94 (the tail that leaves state for good, in this order)

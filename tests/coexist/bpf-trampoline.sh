@@ -12,7 +12,8 @@
 # - a patch disabled under the program cannot be enabled again (EBUSY,
 #   the same line); once the program is gone it can.
 # klpc refuses the second case because a direct call that ftrace does not
-# share (a module's register_ftrace_direct(), t-26) would run the original
+# share (a module's register_ftrace_direct(),
+# coexist/ftrace-direct-call) would run the original
 # function while 'enabled' read 1; it cannot yet tell a trampoline that
 # shares from one that does not (docs/reliability.md).
 set -eu

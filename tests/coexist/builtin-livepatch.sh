@@ -7,7 +7,8 @@
 # refused (EBUSY, its own log line naming the function), with nothing
 # half-applied: no sysfs directory, klpc's text still shown, and klpc's
 # transition goes on and completes. (The same function in either order,
-# settled, with klpc's line naming the built-in patch: t-25.)
+# settled, with klpc's line naming the built-in patch:
+# coexist/builtin-same-function.)
 # klpc-timeout: 240
 set -eu
 # shellcheck source=tests/lib.sh

@@ -3,7 +3,8 @@
 # klpc and the kernel's built-in livepatch cannot both redirect one
 # function: whichever comes second fails with EBUSY and the first one
 # keeps working; klpc's one line names the built-in patch that holds the
-# function. (Different functions, and during a transition: t-4c.)
+# function. (Different functions, and during a transition:
+# coexist/builtin-livepatch.)
 set -eu
 # shellcheck source=tests/lib.sh
 . "${0%/*}/../lib.sh"

@@ -7,7 +7,8 @@
 # probe on the new function fires only while the patch is enabled, a
 # kretprobe sees the new function return, and the caller/callee pair the
 # transition changes counts no mismatch. (A kprobe with a post handler,
-# which takes IPMODIFY: t-45, t-48.)
+# which takes IPMODIFY: parity/kprobe-post-handler and
+# parity/kprobe-post-handler-stacked.)
 # klpc-timeout: 180
 set -eu
 # shellcheck source=tests/lib.sh

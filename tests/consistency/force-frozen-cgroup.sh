@@ -4,7 +4,8 @@
 # function keeps its cgroup "freezing" and the transition waiting, named
 # in /proc/klpc/tasks; 'force' completes the transition while the cgroup
 # stays frozen for the rest of its tasks; the task freezes once released.
-# Force pins klpc_cm_patch for good: this runs in the tail, after t-90.
+# Force pins klpc_cm_patch for good: this runs in the tail, after
+# consistency/force.
 # klpc-timeout: 180
 # klpc-group: tail
 # klpc-order: 93 (the tail that leaves state for good, in this order)

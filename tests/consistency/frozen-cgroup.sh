@@ -8,7 +8,7 @@
 # a patched function leaves it when its cgroup freezes (its read restarts
 # after the thaw, in the new version). A task sleeping killably there
 # cannot be frozen: the cgroup stays "freezing", the transition waits and
-# names it, and a reverse completes. (Force: t-91-freezer-force.)
+# names it, and a reverse completes. (Force: consistency/force-frozen-cgroup.)
 # klpc-timeout: 240
 set -eu
 # shellcheck source=tests/lib.sh

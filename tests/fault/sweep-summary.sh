@@ -1,7 +1,8 @@
 #!/bin/sh
 # was t-85-9-fault-summary
-# Fault sweep (lib-fault.sh): the sum of the sweeps run before (t-85-0...
-# t-85-5), one line for docs/testing.md; fails if none ran. Then klpc unloads.
+# Fault sweep (lib-fault.sh): the sum of the sweeps run before (the
+# other fault/sweep-*), one line for docs/testing.md; fails if none ran.
+# Then klpc unloads.
 # klpc-group: fault
 # klpc-order: 60 (after the sweeps it sums up)
 set -eu

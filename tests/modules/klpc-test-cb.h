@@ -4,7 +4,7 @@
  *
  * Every callback of klpc-test-cb-demo and klpc-test-cb-demo2 prints one
  * line, "<callback>: vmlinux" or "<callback>: <module> -> <module state>",
- * and the t-5* tests compare the order of these lines with the order
+ * and the tests of tests/callbacks/ compare the order of these lines with the order
  * upstream livepatch documents.  The includer defines pr_fmt.
  */
 

@@ -20,7 +20,7 @@
  * that patch.
  *
  * Every step prints "<function>: <what it did>" as upstream's modules do,
- * so that the t-69-* tests compare the kernel log with test-state.sh's.
+ * so that the tests state/upstream-* compare the kernel log with test-state.sh's.
  * Where upstream would dereference a NULL pointer (klp_get_prev_state()
  * answering NULL in a callback that found a previous state before), a
  * WARNING is printed and the step skipped: the test fails on it and on

@@ -7,7 +7,8 @@
 # state says (1 if enabled, 1 more if forced), the patched functions
 # behave as the enabled patches say, and everything not forced unloads.
 # A forced module stays for good, and so does klpc.ko: this runs after
-# the tests that need klpc unloaded (t-88, t-89), and leaves no patch
+# the tests that need klpc unloaded (tests/cli/,
+# stress/rmmod-force-during-transition), and leaves no patch
 # listed for the ones after it (a replace patch retires the forced ones).
 # klpc-timeout: 300
 # klpc-group: tail

@@ -2,7 +2,7 @@
 /*
  * klpc-perf - count a function's calls with perf counters, as 'perf probe'
  * and 'perf stat' do, without the perf tool (the guest has none): the
- * coexistence test t-4g.
+ * coexistence test coexist/perf-counters.
  *
  * Usage: klpc-perf SPEC READY STOP
  *   SPEC  tp:ID            a tracefs event by its id: a kprobe_events probe,

@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# klpc's part of upstream's livepatch selftests' functions.sh (t-4e):
+# klpc's part of upstream's livepatch selftests' functions.sh
+# (parity/upstream-selftests-replayed):
 # sourced after upstream's own, it redefines what differs on klpc.  The
 # scripts run with klpc's sysfs bound over /sys/kernel/livepatch, so their
 # own paths reach klpc's patches.
@@ -9,7 +10,7 @@
 #   for the transition to end instead.
 # - check_result: the same comparison, without the lines of the built-in
 #   livepatch core ("livepatch: ..."; klpc's own are "klpc: ..." and not
-#   compared: t-40..t-4d compare them with klpc's ports).  Kept: the
+#   compared: klpc's ports in tests/parity/ compare them).  Kept: the
 #   commands the scripts log, the test modules' lines, and the
 #   "livepatch: ..." lines the scripts write themselves (the
 #   ftrace_enabled sysctl's outcome).
@@ -18,7 +19,8 @@
 #   on the case's line ("[klpc-known: ...]") and the case goes on; every other die is
 #   upstream's.
 # - modprobe, modinfo (6.1's scripts): from a module tree of the test's
-#   own (KLPC_UP_ROOT, made by t-4e), not the running kernel's.
+#   own (KLPC_UP_ROOT, made by parity/upstream-selftests-replayed), not
+#   the running kernel's.
 
 # script_line LINE: whether LINE is one the scripts print themselves
 script_line() {
