@@ -1,18 +1,30 @@
 # shellcheck shell=sh
 # klpc build, step 3b: compile what the diff changes, before and after.
 #
-# In a scratch copy of the prepared tree (hard links: the copy costs a few
-# seconds, and patch(1) writes a new file for each one it changes, so the
-# cached tree is never modified), each translation unit the diff changes
-# is compiled twice, once before and once after the diff is applied, with
-# -ffunction-sections -fdata-sections: every function and object then has
-# a section of its own, so the objects can be compared function by
-# function (compare step) and a function's code taken out whole (emit
-# step). Which units: reach.sh (every configured unit a changed file
-# reaches through its includes), less those whose preprocessed text the
-# diff leaves as it was.
+# Each translation unit the diff changes is compiled twice, once before
+# and once after the diff is applied, with -ffunction-sections
+# -fdata-sections: every function and object then has a section of its
+# own, so the objects can be compared function by function (compare
+# step) and a function's code taken out whole (emit step). Which units:
+# reach.sh (every configured unit a changed file reaches through its
+# includes), less those whose preprocessed text the diff leaves as it was.
+#
+# The compiles run in a scratch tree, WORK/tree, that is a farm of
+# symbolic links to the prepared tree: a directory of its own for each
+# directory a unit or a changed file is in (and those above), every other
+# entry a link.  Making it takes milliseconds, where a copy of the 1.5 GB
+# tree took seconds, and the prepared tree is only ever read: the outputs
+# land in the farm's own directories.  The commands are Kbuild's own,
+# read from the directory's Kbuild file by cmds.mk without a walk of the
+# tree (a walk costs seconds even with nothing to do), and run as they
+# are, objtool included (the prepared tree's).  A unit that does not
+# compile that way (one that needs a file Kbuild generates first) falls
+# back to Kbuild itself, in a hard-linked copy of the tree.
 #
 # Sourced by klp-build/klpc-build; uses TGT_* and SRC_TREE (prepare.sh).
+
+# shellcheck source=klp-build/farm.sh
+. "$KLPC_BUILD_DIR/farm.sh"
 
 KLPC_FIX_LINES=${KLPC_FIX_LINES:-$KLPC_BUILD_DIR/lines/klpc-fix-lines}
 
@@ -31,24 +43,6 @@ kmake() {
 # the first component, as patch -p1 reads them), one per line.
 diff_files() {
 	sed -n 's/^+++ [^/]*\/\([^[:space:]]*\).*$/\1/p' "$1" | sort -u
-}
-
-# scratch_tree: WORK/tree, a hard-linked copy of the prepared tree, less
-# tools/, which is copied.  Kbuild rewrites a file it rebuilds in place,
-# and a hard link carries that write into the cache and into every build
-# running beside this one.  The units' outputs are unlinked before each
-# compile (unlink_outputs) and the tree was prepared with the units' flags
-# (prepare.sh), so Kbuild rebuilds nothing else of it; but objtool and
-# resolve_btfids record absolute paths, so each scratch tree builds them
-# again, into its own copy, and the syscall check of every make writes
-# its dependency file again.
-scratch_tree() {
-	progress "copying the prepared tree"
-	if ! cp -al "$SRC_TREE" "$WORK/tree" || ! rm -rf "$WORK/tree/tools" ||
-		! cp -a "$SRC_TREE/tools" "$WORK/tree/tools"; then
-		fail "cannot copy $SRC_TREE into $WORK"
-	fi
-	rm -f "$WORK/tree/.missing-syscalls.d"
 }
 
 # unlink_outputs UNIT: the unit's object, command and dependency files in
@@ -112,9 +106,9 @@ keep_unit() {
 }
 
 # orig_units UNIT...: WORK/orig: each configured unit's object before the
-# diff, from the cache (the prepared tree never changes) or compiled,
-# JOBS at a time, with a line of progress between batches; WORK/units
-# lists the configured units.
+# diff, from the cache (the prepared tree never changes) or compiled in
+# the farm with Kbuild's command (JOBS at a time), or, when that fails,
+# by Kbuild; WORK/units lists the configured units.
 orig_units() {
 	: >"$WORK/units"
 	: >"$WORK/todo"
@@ -129,19 +123,59 @@ orig_units() {
 			echo "$_u" >>"$WORK/todo"
 		fi
 	done
-	_total=$(grep -c . "$WORK/todo") || true
-	[ "$_total" -gt 0 ] || return 0
-	# one Kbuild walk per batch (a walk costs seconds), a few per core
+	[ -s "$WORK/todo" ] || return 0
+	: >"$WORK/kbuild.todo"
+	# shellcheck disable=SC2046 # a list of object names
+	kbuild_cmds $(cat "$WORK/todo")
+	# shellcheck disable=SC2046 # a list of object names
+	each_in_parallel "before the diff" orig_unit $(cat "$WORK/todo")
+	[ ! -s "$WORK/kbuild.todo" ] || orig_units_kbuild
+}
+
+# orig_unit UNIT: UNIT compiled before the diff with the command
+# kbuild_cmds found, into WORK/orig with its .cmd (and the symbol
+# versions Kbuild adds to it: compare.sh checks them) and into the cache;
+# added to WORK/units, or to WORK/kbuild.todo when it does not compile so
+orig_unit() {
+	_c=$WORK/tree/$(target_cmd "$1")
+	_k=$WORK/orig/$1.kcmd
+	mkdir -p "$WORK/orig/$(dirname "$1")" "$UNIT_CACHE/$(dirname "$1")"
+	[ ! -f "$_c" ] || mv "$_c" "$_k"
+	_cmd=$(cmd_file_command "$_k" 2>/dev/null) || _cmd=
+	unlink_outputs "$1"
+	if [ -z "$_cmd" ] || ! run_in_tree "$_cmd"; then
+		echo "$1" >>"$WORK/kbuild.todo"
+		return 0
+	fi
+	head -n 1 "$_k" >"$WORK/orig/$1.cmd"
+	# Makefile.build's gen_symversions: a unit that exports symbols
+	_sym=$(sed -n '2s/^klpc_symversions := //p' "$_k" | cmd_text)
+	if [ -n "$_sym" ] && nm "$WORK/tree/$1" 2>/dev/null | grep -q __ksymtab; then
+		run_in_tree "$_sym >>'$WORK/orig/$1.cmd'"
+	fi
+	rm -f "$_k"
+	mv "$WORK/tree/$1" "$WORK/orig/$1"
+	cache_put "$WORK/orig/$1.cmd" "$UNIT_CACHE/$1.cmd"
+	cache_put "$WORK/orig/$1" "$UNIT_CACHE/$1"
+	echo "$1" >>"$WORK/units"
+}
+
+# orig_units_kbuild: the units of WORK/kbuild.todo compiled by Kbuild,
+# in a copy of the tree, JOBS * 4 a walk (a walk costs seconds), with a
+# line of progress between batches
+orig_units_kbuild() {
+	full_tree
+	_total=$(grep -c . "$WORK/kbuild.todo") || true
 	_batch=$((JOBS * 4))
 	_done=0
 	_t0=$(date +%s)
 	while [ "$_done" -lt "$_total" ]; do
 		# shellcheck disable=SC2046 # a list of object names
-		kbuild_units "$WORK/orig" $(sed -n "$((_done + 1)),$((_done + _batch))p" "$WORK/todo") \
+		kbuild_units "$WORK/orig" $(sed -n "$((_done + 1)),$((_done + _batch))p" "$WORK/kbuild.todo") \
 			>>"$WORK/units"
 		_done=$((_done + _batch))
 		[ "$_done" -lt "$_total" ] || break
-		units_progress "before the diff" "$_done" "$_total" "$_t0"
+		units_progress "before the diff (Kbuild)" "$_done" "$_total" "$_t0"
 	done
 }
 
@@ -155,7 +189,14 @@ units_progress() {
 # cmd_file_command CMDFILE: the command a Kbuild .cmd file records (its
 # first line), as the shell runs it
 cmd_file_command() {
-	sed -n '1s/^cmd_[^ ]* := //p' "$1" | sed 's/\$\$/$/g'
+	sed -n '1s/^cmd_[^ ]* := //p' "$1" | cmd_text
+}
+
+# cmd_text: a command as a .cmd file holds it (Kbuild's make-cmd: each
+# $ doubled, each # written $(pound)) as the shell runs it
+cmd_text() {
+	# shellcheck disable=SC2016 # make's text, not the shell's
+	sed 's/\$\$/\x01/g; s/\$(pound)/#/g; s/\x01/$/g'
 }
 
 # unit_command UNIT: the command Kbuild compiled UNIT with (compiler,
@@ -176,47 +217,51 @@ klpc_include() {
 
 # patched_unit UNIT: compile UNIT after the diff with the very command
 # Kbuild used before it (its .cmd: compiler, flags, objtool), run in the
-# scratch tree: no Kbuild walk of the tree for it.  CPATH (searched after
-# the -I list, -nostdinc or not) finds kpatch's header names, which a diff
-# written for kpatch-build includes, and klpc.h they use.
+# scratch tree, again if it read a file through a ".." out of a linked
+# directory (farm_deps_ok).  CPATH (searched after the -I list,
+# -nostdinc or not) finds kpatch's header names, which a diff written for
+# kpatch-build includes, and klpc.h they use.
 patched_unit() {
 	_cmd=$(unit_command "$1")
 	[ -n "$_cmd" ] || return 1
-	unlink_outputs "$1"
 	klpc_include
-	(cd "$WORK/tree" && CPATH=$KLPC_CPATH sh -c "$_cmd") \
-		>>"$WORK/build.log" 2>&1 || return 1
+	for _try in 1 2 3 4; do
+		unlink_outputs "$1"
+		run_in_tree "$_cmd" "$KLPC_CPATH" || return 1
+		! farm_deps_ok "$(dirname "$1")/.$(basename "$1").d" || break
+		[ "$_try" != 4 ] || return 1
+	done
 	mkdir -p "$WORK/patched/$(dirname "$1")"
 	mv "$WORK/tree/$1" "$WORK/patched/$1"
 }
 
 # preprocess_before UNIT...: WORK/pp/UNIT.sum, each unit's preprocessed
-# text before the diff (a checksum), and WORK/pp/UNIT.i.cmd, the command
-# Kbuild made it with (its single target dir/x.i), run again after the
-# diff by preprocess_changed.
+# text before the diff (a checksum), and WORK/pp/UNIT.i.cmd, Kbuild's
+# command for its dir/x.i (kbuild_cmds), run again after the diff by
+# preprocess_changed.  A unit without one is counted as changed.
 preprocess_before() {
 	progress "preprocessing $# unit(s) the diff reaches through its headers"
 	_targets=
 	for _u in "$@"; do
 		_targets="$_targets ${_u%.o}.i"
 	done
-	# with the units' flags, as the tree was prepared: with others,
-	# Kbuild would make bounds.s and modpost's tables again, through the
-	# hard links into the cache
 	# shellcheck disable=SC2086 # a list of targets
-	kmake "$WORK/tree" -k KCFLAGS="$KLPC_BUILD_KCFLAGS" $_targets \
-		>>"$WORK/build.log" 2>&1 || true
-	for _u in "$@"; do
-		_i=$WORK/tree/${_u%.o}.i
-		_c=$(dirname "$_i")/.$(basename "$_i").cmd
-		if [ ! -f "$_i" ] || [ ! -f "$_c" ]; then
-			continue
-		fi
-		mkdir -p "$WORK/pp/$(dirname "$_u")"
-		sha256sum <"$_i" >"$WORK/pp/$_u.sum"
-		mv "$_c" "$WORK/pp/$_u.i.cmd"
-		rm -f "$_i"
-	done
+	kbuild_cmds $_targets
+	each_in_parallel "" preprocess_sum "$@"
+}
+
+# preprocess_sum UNIT: UNIT's preprocessed text before the diff, summed
+preprocess_sum() {
+	_i=${1%.o}.i
+	_c=$WORK/tree/$(target_cmd "$_i")
+	_cmd=$(cmd_file_command "$_c" 2>/dev/null) || _cmd=
+	[ -n "$_cmd" ] || return 0
+	rm -f "$WORK/tree/$_i"
+	run_in_tree "$_cmd" || return 0
+	mkdir -p "$WORK/pp/$(dirname "$1")"
+	sha256sum <"$WORK/tree/$_i" >"$WORK/pp/$1.sum"
+	mv "$_c" "$WORK/pp/$1.i.cmd"
+	rm -f "$WORK/tree/$_i"
 }
 
 # preprocess_changed UNIT...: of the units preprocess_before saw, those
@@ -229,11 +274,18 @@ preprocess_changed() {
 # preprocess_unit UNIT: UNIT, if the applied diff changed its
 # preprocessed text (or it cannot be told)
 preprocess_unit() {
-	_cmd=$(cmd_file_command "$WORK/pp/$1.i.cmd" 2>/dev/null)
+	_cmd=$(cmd_file_command "$WORK/pp/$1.i.cmd" 2>/dev/null) || _cmd=
 	_i=${1%.o}.i
-	if [ -n "$_cmd" ] && (cd "$WORK/tree" && rm -f "$_i" && sh -c "$_cmd") \
-		>>"$WORK/build.log" 2>&1 &&
-		sha256sum <"$WORK/tree/$_i" | cmp -s - "$WORK/pp/$1.sum"; then
+	_same=0
+	for _try in 1 2 3 4; do
+		[ -n "$_cmd" ] || break
+		rm -f "$WORK/tree/$_i"
+		run_in_tree "$_cmd" || break
+		farm_deps_ok "$(target_cmd "$_i" | sed 's/\.cmd$/.d/')" || continue
+		! sha256sum <"$WORK/tree/$_i" | cmp -s - "$WORK/pp/$1.sum" || _same=1
+		break
+	done
+	if [ "$_same" = 1 ]; then
 		verbose "${1%.o}.c: its preprocessed text is the same (left out)" >&2
 	else
 		echo "$1"
@@ -271,6 +323,9 @@ each_in_parallel() {
 # a diff that adds lines above a WARN() moves no __LINE__, and changes no
 # function it does not touch)
 apply_diff() {
+	for _f in $(diff_files "$1"); do
+		farm_file "$_f"
+	done
 	patch -p1 -d "$WORK/tree" -f -s --fuzz=0 <"$1" >>"$WORK/build.log" 2>&1 ||
 		fail "$FIX_LABEL did not apply in the scratch tree ($WORK/build.log)"
 	for _f in $(diff_files "$1" | grep -E '\.[ch]$'); do

@@ -8,8 +8,8 @@
 # compile a function into other code than the running one, and the patch
 # would then replace more, or less, than the diff says. The tree is
 # unpacked, configured and prepared once per kernel build into
-# $KLPC_CACHE/build/KVER/ and reused; each build works in a scratch copy
-# of it (build-units.sh).
+# $KLPC_CACHE/build/KVER/ and reused; each build works in a scratch farm
+# of links to it (farm.sh).
 #
 # Sourced by klp-build/klpc-build; sets TGT_* and SRC_* variables.
 
@@ -170,7 +170,7 @@ prepare_source() {
 		return 0
 	fi
 	rm -rf "$_cache/prepared" "$SRC_TREE" "$_cache/src.tmp" "$UNIT_CACHE" \
-		"$_cache/includes"
+		"$_cache/includes" "$_cache/kbuild.env"
 	mkdir -p "$_cache/src.tmp"
 	unpack_source "$_cache/src.tmp"
 	source_matches_target "$_cache/src.tmp"
@@ -186,6 +186,9 @@ prepare_source() {
 	progress "indexing the tree's includes"
 	include_index "$_cache/src.tmp" >"$_cache/includes" ||
 		fail "cannot index the includes of $_cache/src.tmp"
+	# what cmds.mk needs (build-units.sh): else captured by the first build
+	kbuild_env_capture "$_cache/src.tmp" >"$_cache/kbuild.env" 2>>"$_cache/prepare.log" ||
+		rm -f "$_cache/kbuild.env"
 	mv "$_cache/src.tmp" "$SRC_TREE"
 	prepare_stamp >"$_cache/prepared"
 	flock -u 8

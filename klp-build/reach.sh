@@ -138,7 +138,9 @@ dirs_above() {
 # the configuration builds: some directory at or above the unit lists it
 # (a module's parts may be listed one directory up, as fs/xfs lists
 # libxfs/), and Kbuild descends there from the top.  Reads kbuild_dir's
-# lists of every directory above the units.
+# lists of every directory above the units; WORK/units.kdir gets a
+# "UNIT DIR" line for each, DIR the one that lists it (where Kbuild
+# builds it from: farm.sh).
 configured() {
 	dirs_above <"$1" >"$WORK/dirs"
 	while read -r _d; do
@@ -147,7 +149,7 @@ configured() {
 	while read -r _d; do
 		sed "s|^|$_d |" "$UNIT_CACHE/.dirs/d:$(echo "$_d" | tr / :)"
 	done <"$WORK/dirs" >"$WORK/dirs.lists"
-	awk '
+	awk -v kdirs="$WORK/units.kdir" '
 		# "DIR y|m|d WORD..." lines, then the units
 		NR == FNR {
 			for (i = 3; i <= NF; i++)
@@ -177,6 +179,7 @@ configured() {
 			for (d = up($0); ; d = up(d)) {
 				if (listed($0, d) && descended(d)) {
 					print
+					print $0, d >kdirs
 					break
 				}
 				if (d == ".")
