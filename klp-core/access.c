@@ -30,6 +30,7 @@
 #include <linux/uidgid.h>
 
 #include "access.h"
+#include "core.h"
 
 /**
  * klpc_may_write() - whether the writing task may change klpc's state
@@ -43,10 +44,10 @@ int klpc_may_write(const char *patch, const char *name)
 	if (capable(CAP_SYS_MODULE))
 		return 0;
 	if (patch)
-		pr_notice_ratelimited("patch '%s': '%s': written by pid %d (%s), uid %u, without CAP_SYS_MODULE in the initial user namespace (-EPERM)\n",
-				      patch, name, task_tgid_nr(current),
-				      current->comm,
-				      from_kuid(&init_user_ns, current_uid()));
+		klpc_pr_patch(pr_notice_ratelimited, patch,
+			      "'%s': written by pid %d (%s), uid %u, without CAP_SYS_MODULE in the initial user namespace (-EPERM)\n",
+			      name, task_tgid_nr(current), current->comm,
+			      from_kuid(&init_user_ns, current_uid()));
 	else
 		pr_notice_ratelimited("parameter '%s': written by pid %d (%s), uid %u, without CAP_SYS_MODULE in the initial user namespace (-EPERM)\n",
 				      name, task_tgid_nr(current), current->comm,

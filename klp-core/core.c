@@ -71,24 +71,24 @@ static int klpc_check_patch(struct klpc_patch *patch)
 		/* as upstream, an object may carry only callbacks */
 		if (!obj->funcs || (!klpc_func_static_valid(obj->funcs) &&
 				    !klpc_has_callbacks(obj))) {
-			pr_err("patch '%s': object '%s' has no functions\n",
-			       klpc_name(patch), klpc_obj_name(obj));
+			klpc_patch_err(patch, "object '%s' has no functions\n",
+				       klpc_obj_name(obj));
 			return -EINVAL;
 		}
 		for (func = obj->funcs; klpc_func_static_valid(func); func++) {
 			if (func->old_name && func->new_func)
 				continue;
-			pr_err("patch '%s': object '%s': function '%s' has no %s\n",
-			       klpc_name(patch), klpc_obj_name(obj),
-			       func->old_name ?: "(null)",
-			       func->old_name ? "new_func" : "old_name");
+			klpc_obj_err(patch, klpc_obj_name(obj),
+				     "function '%s' has no %s\n",
+				     func->old_name ?: "(null)",
+				     func->old_name ? "new_func" : "old_name");
 			return -EINVAL;
 		}
 		for (sym = obj->syms; sym && sym->name; sym++) {
 			if (sym->addr)
 				continue;
-			pr_err("patch '%s': object '%s': symbol '%s' has no addr\n",
-			       klpc_name(patch), klpc_obj_name(obj), sym->name);
+			klpc_obj_err(patch, klpc_obj_name(obj),
+				     "symbol '%s' has no addr\n", sym->name);
 			return -EINVAL;
 		}
 	}
@@ -130,8 +130,8 @@ static void klpc_init_patch_early(struct klpc_patch *patch)
 static int klpc_sysfs_failed(struct klpc_patch *patch, const char *name,
 			     int ret)
 {
-	pr_err("patch '%s': cannot create sysfs directory '%s' (%d)\n",
-	       klpc_name(patch), name, ret);
+	klpc_patch_err(patch, "cannot create sysfs directory '%s' (%d)\n", name,
+		       ret);
 	return ret;
 }
 
@@ -235,8 +235,9 @@ static int __klpc_enable_patch(struct klpc_patch *patch)
 			continue;
 		ret = klpc_pre_patch_callback(obj);
 		if (ret) {
-			pr_warn("patch '%s': pre-patch callback failed for object '%s' (%d)\n",
-				klpc_name(patch), klpc_obj_name(obj), ret);
+			klpc_patch_warn(patch,
+					"pre-patch callback failed for object '%s' (%d)\n",
+					klpc_obj_name(obj), ret);
 			goto err;
 		}
 	}
@@ -323,8 +324,9 @@ static int klpc_enable_registered(struct klpc_patch *patch)
 		return -EINVAL;
 	}
 	if (below && !patch->replace) {
-		pr_warn("patch '%s': cannot enable, patch '%s' below it is disabled (-EBUSY)\n",
-			klpc_name(patch), klpc_name(below));
+		klpc_patch_warn(patch,
+				"cannot enable, patch '%s' below it is disabled (-EBUSY)\n",
+				klpc_name(below));
 		return -EBUSY;
 	}
 	ret = klpc_check_states(patch);
@@ -378,17 +380,19 @@ int klpc_set_enabled(struct klpc_patch *patch, bool enable)
 	} else if (klpc_transition_patch == patch) {
 		ret = klpc_reverse_transition();
 	} else if (klpc_transition_patch) {
-		pr_warn("patch '%s': cannot %s, patch '%s' is in transition (-EBUSY)\n",
-			klpc_name(patch), enable ? "enable" : "disable",
-			klpc_name(klpc_transition_patch));
+		klpc_patch_warn(patch,
+				"cannot %s, patch '%s' is in transition (-EBUSY)\n",
+				enable ? "enable" : "disable",
+				klpc_name(klpc_transition_patch));
 		ret = -EBUSY;
 	} else if (enable) {
 		ret = klpc_enable_registered(patch);
 	} else {
 		above = klpc_enabled_above(patch);
 		if (above) {
-			pr_warn("patch '%s': cannot disable, patch '%s' above it is enabled (-EBUSY)\n",
-				klpc_name(patch), klpc_name(above));
+			klpc_patch_warn(patch,
+					"cannot disable, patch '%s' above it is enabled (-EBUSY)\n",
+					klpc_name(above));
 			ret = -EBUSY;
 		} else {
 			ret = __klpc_disable_patch(patch);
@@ -450,16 +454,18 @@ int klpc_enable_patch(struct klpc_patch *patch)
 
 	mutex_lock(&klpc_mutex);
 	if (klpc_transition_patch) {
-		pr_err("patch '%s': cannot enable, patch '%s' is in transition (-EBUSY)\n",
-		       klpc_name(patch), klpc_name(klpc_transition_patch));
+		klpc_patch_err(patch,
+			       "cannot enable, patch '%s' is in transition (-EBUSY)\n",
+			       klpc_name(klpc_transition_patch));
 		ret = -EBUSY;
 		goto unlock;
 	}
 	below = list_empty(&klpc_patches) ? NULL :
 		list_last_entry(&klpc_patches, struct klpc_patch, list);
 	if (below && !below->enabled && !patch->replace) {
-		pr_err("patch '%s': cannot enable, patch '%s' below it is disabled; enable or remove it first (-EBUSY)\n",
-		       klpc_name(patch), klpc_name(below));
+		klpc_patch_err(patch,
+			       "cannot enable, patch '%s' below it is disabled; enable or remove it first (-EBUSY)\n",
+			       klpc_name(below));
 		ret = -EBUSY;
 		goto unlock;
 	}

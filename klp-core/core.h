@@ -90,6 +90,27 @@ static inline const char *klpc_name(struct klpc_patch *patch)
 	return patch->mod->name;
 }
 
+/*
+ * Messages about a patch start with "patch 'NAME': ", NAME being its
+ * module's name, and those about one of its objects go on with "object
+ * 'OBJ': ": users and the guest tests find them by that prefix.  @pr is
+ * the pr_*() to print with and @name the patch module's name, for the
+ * callers without a struct klpc_patch at hand; the others take @patch.
+ */
+#define klpc_pr_patch(pr, name, fmt, ...) \
+	pr("patch '%s': " fmt, name, ##__VA_ARGS__)
+#define klpc_pr_obj(pr, name, obj, fmt, ...) \
+	pr("patch '%s': object '%s': " fmt, name, obj, ##__VA_ARGS__)
+
+#define klpc_patch_err(patch, fmt, ...) \
+	klpc_pr_patch(pr_err, klpc_name(patch), fmt, ##__VA_ARGS__)
+#define klpc_patch_warn(patch, fmt, ...) \
+	klpc_pr_patch(pr_warn, klpc_name(patch), fmt, ##__VA_ARGS__)
+#define klpc_patch_notice(patch, fmt, ...) \
+	klpc_pr_patch(pr_notice, klpc_name(patch), fmt, ##__VA_ARGS__)
+#define klpc_obj_err(patch, obj, fmt, ...) \
+	klpc_pr_obj(pr_err, klpc_name(patch), obj, fmt, ##__VA_ARGS__)
+
 const char *klpc_first_func_name(struct klpc_patch *patch);
 
 /*

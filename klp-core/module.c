@@ -77,8 +77,9 @@ static int klpc_apply_to_module(struct klpc_patch *patch,
 		  klpc_name(patch), obj->name);
 	ret = klpc_pre_patch_callback(obj);
 	if (ret) {
-		pr_warn("patch '%s': pre-patch callback failed for object '%s' (%d)\n",
-			klpc_name(patch), obj->name, ret);
+		klpc_patch_warn(patch,
+				"pre-patch callback failed for object '%s' (%d)\n",
+				obj->name, ret);
 		return ret;
 	}
 	ret = klpc_patch_object(obj);
@@ -154,15 +155,15 @@ static void klpc_unpatch_going(struct klpc_patch *patch)
 		busy = klpc_transition_patch;
 		if (!busy)
 			continue;
-		pr_notice("patch '%s': module going while enabled, waiting for %s transition\n",
-			  klpc_name(patch), busy == patch ? "its unpatching" :
-			  "another patch's");
+		klpc_patch_notice(patch,
+				  "module going while enabled, waiting for %s transition\n",
+				  busy == patch ? "its unpatching" : "another patch's");
 		mutex_unlock(&klpc_mutex);
 		klpc_transition_wait(busy);
 		mutex_lock(&klpc_mutex);
 	}
-	pr_warn("patch '%s': module removed while enabled, reverting it at once\n",
-		klpc_name(patch));
+	klpc_patch_warn(patch,
+			"module removed while enabled, reverting it at once\n");
 	klpc_unpatch_objects(patch);
 	patch->enabled = false;
 }

@@ -99,9 +99,9 @@ static int klpc_resolve_func(struct klpc_patch *patch, struct klpc_object *obj,
 
 	ret = klpc_lookup(obj, q, func->old_name, func->old_sympos, &addr);
 	if (ret) {
-		pr_err("patch '%s': object '%s': function '%s' %s (%d)\n",
-		       patch->mod->name, klpc_obj_name(obj), func->old_name,
-		       klpc_lookup_why(ret, func->old_sympos, true), ret);
+		klpc_obj_err(patch, klpc_obj_name(obj),
+			     "function '%s' %s (%d)\n", func->old_name,
+			     klpc_lookup_why(ret, func->old_sympos, true), ret);
 		return ret;
 	}
 	func->old_func = (void *)addr;
@@ -112,15 +112,16 @@ static int klpc_resolve_func(struct klpc_patch *patch, struct klpc_object *obj,
 	if (!klpc_ksyms.lookup_size_offset(addr, &func->old_size, &offset) ||
 	    !klpc_ksyms.lookup_size_offset((unsigned long)func->new_func,
 					   &func->new_size, &offset)) {
-		pr_err("patch '%s': object '%s': function '%s' has no size\n",
-		       patch->mod->name, klpc_obj_name(obj), func->old_name);
+		klpc_obj_err(patch, klpc_obj_name(obj),
+			     "function '%s' has no size\n", func->old_name);
 		return -ENOENT;
 	}
 
 	func->old_ip = klpc_ksyms.ftrace_location(addr);
 	if (!func->old_ip || func->old_ip >= addr + func->old_size) {
-		pr_err("patch '%s': object '%s': function '%s' cannot be traced by ftrace (-EINVAL)\n",
-		       patch->mod->name, klpc_obj_name(obj), func->old_name);
+		klpc_obj_err(patch, klpc_obj_name(obj),
+			     "function '%s' cannot be traced by ftrace (-EINVAL)\n",
+			     func->old_name);
 		return -EINVAL;
 	}
 	return 0;
@@ -140,9 +141,10 @@ static int klpc_resolve_syms(struct klpc_patch *patch, struct klpc_object *obj,
 	for (sym = obj->syms; sym && sym->name; sym++, q = q ? q + 1 : NULL) {
 		ret = klpc_lookup(obj, q, sym->name, sym->sympos, &addr);
 		if (ret) {
-			pr_err("patch '%s': object '%s': symbol '%s' %s (%d)\n",
-			       patch->mod->name, klpc_obj_name(obj), sym->name,
-			       klpc_lookup_why(ret, sym->sympos, false), ret);
+			klpc_obj_err(patch, klpc_obj_name(obj),
+				     "symbol '%s' %s (%d)\n", sym->name,
+				     klpc_lookup_why(ret, sym->sympos, false),
+				     ret);
 			return ret;
 		}
 		WRITE_ONCE(*sym->addr, (void *)addr);
@@ -174,9 +176,9 @@ int klpc_init_object_loaded(struct klpc_patch *patch, struct klpc_object *obj)
 				break;
 			if (other->old_ip != func->old_ip)
 				continue;
-			pr_err("patch '%s': object '%s': function '%s' is patched twice (-EINVAL)\n",
-			       patch->mod->name, klpc_obj_name(obj),
-			       func->old_name);
+			klpc_obj_err(patch, klpc_obj_name(obj),
+				     "function '%s' is patched twice (-EINVAL)\n",
+				     func->old_name);
 			ret = -EINVAL;
 			goto out;
 		}

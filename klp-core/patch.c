@@ -416,21 +416,21 @@ static void klpc_report_failure(struct klpc_patch *patch,
 			    klpc_ftrace_owner((unsigned long)func->old_func,
 					      func->old_ip, owner,
 					      sizeof(owner))) {
-				pr_err("patch '%s': object '%s': function '%s' is already redirected by %s (%d)\n",
-				       patch->mod->name, klpc_obj_name(obj),
-				       func->old_name, owner, ret);
+				klpc_obj_err(patch, klpc_obj_name(obj),
+					     "function '%s' is already redirected by %s (%d)\n",
+					     func->old_name, owner, ret);
 				return;
 			}
-			pr_err("patch '%s': object '%s': function '%s' %s (%d)\n",
-			       patch->mod->name, klpc_obj_name(obj),
-			       func->old_name, why, ret);
+			klpc_obj_err(patch, klpc_obj_name(obj),
+				     "function '%s' %s (%d)\n", func->old_name,
+				     why, ret);
 			return;
 		}
 	}
-	pr_err("patch '%s': ftrace cannot redirect function '%s'%s (%d)%s\n",
-	       patch->mod->name, klpc_first_func_name(patch),
-	       nr > 1 ? " and the others" : "", ret,
-	       ftrace_off ? ": kernel.ftrace_enabled is 0" : "");
+	klpc_patch_err(patch, "ftrace cannot redirect function '%s'%s (%d)%s\n",
+		       klpc_first_func_name(patch),
+		       nr > 1 ? " and the others" : "", ret,
+		       ftrace_off ? ": kernel.ftrace_enabled is 0" : "");
 }
 
 /*
@@ -499,8 +499,8 @@ mark:
 	goto out;
 nomem:
 	/* the one failure here that has no message of its own */
-	pr_err("patch '%s': cannot allocate the redirection of its functions (-ENOMEM)\n",
-	       patch->mod->name);
+	klpc_patch_err(patch,
+		       "cannot allocate the redirection of its functions (-ENOMEM)\n");
 out:
 	for (i = 0; i < nr; i++)
 		kfree(new_ops[i]);

@@ -45,8 +45,8 @@
 static int klpc_record_error(struct klpc_patch *patch, const char *obj,
 			     unsigned int i, const char *why)
 {
-	pr_err("patch '%s': object '%s': build record entry %u: %s (%pe)\n",
-	       klpc_name(patch), obj, i, why, ERR_PTR(-ENOEXEC));
+	klpc_obj_err(patch, obj, "build record entry %u: %s (%pe)\n", i, why,
+		     ERR_PTR(-ENOEXEC));
 	return -ENOEXEC;
 }
 
@@ -200,16 +200,16 @@ static int klpc_check_build_id(struct klpc_patch *patch,
 	id = mod ? klpc_module_build_id(mod, &len) :
 		   klpc_vmlinux_build_id(&len);
 	if (!id) {
-		pr_err("patch '%s': object '%s': build ID %*phN recorded, but the running one cannot be found (%pe)\n",
-		       klpc_name(patch), e->object, e->id_len, e->id,
-		       ERR_PTR(-ENOENT));
+		klpc_obj_err(patch, e->object,
+			     "build ID %*phN recorded, but the running one cannot be found (%pe)\n",
+			     e->id_len, e->id, ERR_PTR(-ENOENT));
 		return -ENOENT;
 	}
 	if (len == e->id_len && !memcmp(id, e->id, len))
 		return 0;
-	pr_err("patch '%s': object '%s': built for build ID %*phN, running %*phN (%pe)\n",
-	       klpc_name(patch), e->object, e->id_len, e->id, len, id,
-	       ERR_PTR(-EINVAL));
+	klpc_obj_err(patch, e->object,
+		     "built for build ID %*phN, running %*phN (%pe)\n",
+		     e->id_len, e->id, len, id, ERR_PTR(-EINVAL));
 	return -EINVAL;
 }
 
@@ -223,19 +223,21 @@ static int klpc_check_func_size(struct klpc_patch *patch,
 	ret = klpc_find_symbol(mod ? mod->name : NULL, e->name, e->sympos,
 			       &addr);
 	if (ret) {
-		pr_err("patch '%s': object '%s': function '%s' (sympos %u) of the build record %s (%pe)\n",
-		       klpc_name(patch), e->object, e->name, e->sympos,
-		       ret == -EINVAL ? "is ambiguous" : "not found",
-		       ERR_PTR(ret));
+		klpc_obj_err(patch, e->object,
+			     "function '%s' (sympos %u) of the build record %s (%pe)\n",
+			     e->name, e->sympos,
+			     ret == -EINVAL ? "is ambiguous" : "not found",
+			     ERR_PTR(ret));
 		return ret;
 	}
 	if (!klpc_ksyms.lookup_size_offset(addr, &size, &offset))
 		size = 0;
 	if (size >= e->size && size - e->size < KLPC_FUNC_PAD)
 		return 0;
-	pr_err("patch '%s': object '%s': function '%s' was %llu bytes when the patch was built, it spans %lu now (%pe)\n",
-	       klpc_name(patch), e->object, e->name,
-	       (unsigned long long)e->size, size, ERR_PTR(-EINVAL));
+	klpc_obj_err(patch, e->object,
+		     "function '%s' was %llu bytes when the patch was built, it spans %lu now (%pe)\n",
+		     e->name, (unsigned long long)e->size, size,
+		     ERR_PTR(-EINVAL));
 	return -EINVAL;
 }
 

@@ -166,20 +166,19 @@ static int klpc_rela_error(const struct klpc_elf *elf, const char *obj,
 			   unsigned int secndx, unsigned int i,
 			   const struct klpc_rela *r, const char *why)
 {
-	pr_err("patch '%s': object '%s': symbol '%s': section '%s' relocation %u (type %u, offset %#llx): %s (%pe)\n",
-	       elf->mod->name, obj, r->symname,
-	       klpc_elf_secname(elf, secndx), i, r->type,
-	       (unsigned long long)r->rela->r_offset, why,
-	       ERR_PTR(-ENOEXEC));
+	klpc_pr_obj(pr_err, elf->mod->name, obj,
+		    "symbol '%s': section '%s' relocation %u (type %u, offset %#llx): %s (%pe)\n",
+		    r->symname, klpc_elf_secname(elf, secndx), i, r->type,
+		    (unsigned long long)r->rela->r_offset, why,
+		    ERR_PTR(-ENOEXEC));
 	return -ENOEXEC;
 }
 
 static int klpc_section_error(const struct klpc_elf *elf, const char *obj,
 			      unsigned int secndx, const char *why)
 {
-	pr_err("patch '%s': object '%s': section '%s': %s (%pe)\n",
-	       elf->mod->name, obj, klpc_elf_secname(elf, secndx), why,
-	       ERR_PTR(-ENOEXEC));
+	klpc_pr_obj(pr_err, elf->mod->name, obj, "section '%s': %s (%pe)\n",
+		    klpc_elf_secname(elf, secndx), why, ERR_PTR(-ENOEXEC));
 	return -ENOEXEC;
 }
 
@@ -319,8 +318,9 @@ static int klpc_check_plain_module(struct klpc_patch *patch)
 	for (i = 1; ks && i < ks->num_symtab; i++) {
 		if (ks->symtab[i].st_shndx == SHN_LIVEPATCH) {
 			name = ks->strtab + ks->symtab[i].st_name;
-			pr_err("patch '%s': object '%s': symbol '%s' is a livepatch symbol, but the module has no \"livepatch\" modinfo: its .klp.rela sections are lost (%pe)\n",
-			       mod->name, "?", name, ERR_PTR(-ENOEXEC));
+			klpc_obj_err(patch, "?",
+				     "symbol '%s' is a livepatch symbol, but the module has no \"livepatch\" modinfo: its .klp.rela sections are lost (%pe)\n",
+				     name, ERR_PTR(-ENOEXEC));
 			break;
 		}
 	}
@@ -347,8 +347,9 @@ int klpc_reloc_check_patch(struct klpc_patch *patch)
 		return klpc_check_plain_module(patch);
 	ref = kmalloc(sizeof(*ref), GFP_KERNEL);
 	if (!ref) {
-		pr_err("patch '%s': cannot check its .klp.rela sections (%pe)\n",
-		       patch->mod->name, ERR_PTR(-ENOMEM));
+		klpc_patch_err(patch,
+			       "cannot check its .klp.rela sections (%pe)\n",
+			       ERR_PTR(-ENOMEM));
 		return -ENOMEM;
 	}
 	for (i = 1; i < elf.shnum && !ret; i++) {
@@ -391,13 +392,14 @@ static int klpc_report_unresolved(const struct klpc_elf *elf,
 	unsigned long count = klpc_symbol_count(obj, ref->name);
 
 	if (ret == -EINVAL)
-		pr_err("patch '%s': object '%s': symbol '%s' is ambiguous (%lu candidates) for '%s': it needs a sympos (%pe)\n",
-		       elf->mod->name, obj, ref->name, count, symname,
-		       ERR_PTR(ret));
+		klpc_pr_obj(pr_err, elf->mod->name, obj,
+			    "symbol '%s' is ambiguous (%lu candidates) for '%s': it needs a sympos (%pe)\n",
+			    ref->name, count, symname, ERR_PTR(ret));
 	else
-		pr_err("patch '%s': object '%s': symbol '%s' not found (%lu of that name, position %lu wanted) for '%s' (%pe)\n",
-		       elf->mod->name, obj, ref->name, count, ref->sympos,
-		       symname, ERR_PTR(ret));
+		klpc_pr_obj(pr_err, elf->mod->name, obj,
+			    "symbol '%s' not found (%lu of that name, position %lu wanted) for '%s' (%pe)\n",
+			    ref->name, count, ref->sympos, symname,
+			    ERR_PTR(ret));
 	return ret;
 }
 
@@ -511,9 +513,9 @@ static int klpc_write_sections(const struct klpc_elf *elf, const char *obj)
 		ret = klpc_ksyms.apply_relocate_add(elf->sechdrs, elf->strtab,
 						    elf->symndx, i, elf->mod);
 		if (ret) {
-			pr_err("patch '%s': object '%s': section '%s': apply_relocate_add() failed (%pe)\n",
-			       elf->mod->name, obj, klpc_elf_secname(elf, i),
-			       ERR_PTR(ret));
+			klpc_pr_obj(pr_err, elf->mod->name, obj,
+				    "section '%s': apply_relocate_add() failed (%pe)\n",
+				    klpc_elf_secname(elf, i), ERR_PTR(ret));
 			return ret;
 		}
 	}
@@ -530,8 +532,9 @@ static int klpc_apply_sections(const struct klpc_elf *elf, const char *obj)
 	done = bitmap_zalloc(elf->nsyms, GFP_KERNEL);
 	ref = kmalloc(sizeof(*ref), GFP_KERNEL);
 	if (!done || !ref) {
-		pr_err("patch '%s': object '%s': cannot apply its .klp.rela sections (%pe)\n",
-		       elf->mod->name, obj, ERR_PTR(-ENOMEM));
+		klpc_pr_obj(pr_err, elf->mod->name, obj,
+			    "cannot apply its .klp.rela sections (%pe)\n",
+			    ERR_PTR(-ENOMEM));
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -546,8 +549,9 @@ static int klpc_apply_sections(const struct klpc_elf *elf, const char *obj)
 	if (state == KLPC_RELA_DONE || !state)
 		goto out;
 	if (state != KLPC_RELA_CLEAR) {
-		pr_err("patch '%s': object '%s': relocation targets are neither clear nor applied for this module (%pe)\n",
-		       elf->mod->name, obj, ERR_PTR(-EBUSY));
+		klpc_pr_obj(pr_err, elf->mod->name, obj,
+			    "relocation targets are neither clear nor applied for this module (%pe)\n",
+			    ERR_PTR(-EBUSY));
 		ret = -EBUSY;
 		goto out;
 	}

@@ -151,8 +151,8 @@ int klpc_add_nops(struct klpc_patch *patch)
 			if (!ret)
 				continue;
 			/* else the load or the write fails with no word why */
-			pr_err("patch '%s': cannot allocate its nops (%d)\n",
-			       patch->mod->name, ret);
+			klpc_patch_err(patch, "cannot allocate its nops (%d)\n",
+				       ret);
 			return ret;
 		}
 	}

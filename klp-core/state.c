@@ -120,8 +120,9 @@ int klpc_check_states(struct klpc_patch *patch)
 	while ((state = klpc_next_state(patch, state))) {
 		if (klpc_get_state(patch, state->id) == state)
 			continue;
-		pr_err("patch '%s': system state %lu is listed twice (-EINVAL)\n",
-		       patch->mod->name, state->id);
+		klpc_patch_err(patch,
+			       "system state %lu is listed twice (-EINVAL)\n",
+			       state->id);
 		return -EINVAL;
 	}
 
@@ -133,11 +134,12 @@ int klpc_check_states(struct klpc_patch *patch)
 			if (klpc_state_compatible(patch, old_state))
 				continue;
 			state = klpc_get_state(patch, old_state->id);
-			pr_err("patch '%s': not compatible with patch '%s': system state %lu version %u %s (-EINVAL)\n",
-			       patch->mod->name, old->mod->name, old_state->id,
-			       old_state->version,
-			       state ? "is newer than this patch's" :
-			       "is not carried by this replace patch");
+			klpc_patch_err(patch,
+				       "not compatible with patch '%s': system state %lu version %u %s (-EINVAL)\n",
+				       old->mod->name, old_state->id,
+				       old_state->version,
+				       state ? "is newer than this patch's" :
+				       "is not carried by this replace patch");
 			return -EINVAL;
 		}
 	}

@@ -47,8 +47,8 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 	/* as upstream: 1/0, y/n, on/off, in any case */
 	ret = kstrtobool(buf, &enable);
 	if (ret) {
-		pr_warn_ratelimited("patch '%s': 'enabled' accepts a boolean (1/0, y/n, on/off) (-EINVAL)\n",
-				    patch->mod->name);
+		klpc_pr_patch(pr_warn_ratelimited, klpc_name(patch),
+			      "'enabled' accepts a boolean (1/0, y/n, on/off) (-EINVAL)\n");
 		return ret;
 	}
 	ret = klpc_set_enabled(patch, enable);
@@ -80,8 +80,8 @@ static ssize_t force_store(struct kobject *kobj, struct kobj_attribute *attr,
 		return ret;
 	ret = kstrtobool(buf, &val);
 	if (ret || !val) {
-		pr_warn_ratelimited("patch '%s': 'force' accepts only a true boolean (1, y, on) (-EINVAL)\n",
-				    patch->mod->name);
+		klpc_pr_patch(pr_warn_ratelimited, klpc_name(patch),
+			      "'force' accepts only a true boolean (1, y, on) (-EINVAL)\n");
 		return -EINVAL;
 	}
 	ret = klpc_force(patch);

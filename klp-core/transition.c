@@ -468,8 +468,8 @@ int klpc_init_transition(struct klpc_patch *patch, int state)
 			break;
 	}
 	if (ret) {
-		pr_err("patch '%s': cannot prepare the %s transition (%d)\n",
-		       patch->mod->name, klpc_state_verb(state), ret);
+		klpc_patch_err(patch, "cannot prepare the %s transition (%d)\n",
+			       klpc_state_verb(state), ret);
 		return ret;
 	}
 
