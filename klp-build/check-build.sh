@@ -212,6 +212,20 @@ callback_set() {
 		END { exit !(a != "" && got != "" && got == want) }'
 }
 
+# series_cases: a kernel of a series klpc build is not tested on is
+# refused by its version alone, before its headers are looked for and
+# before anything is fetched or unpacked (issue 38): Debian 13's 6.12
+# (issue 36), another series, and --prepare of one
+series_cases() {
+	refused series-6.12 1 'klpc build supports 6.1 (bookworm) kernels; 6.12 is not supported yet' \
+		-k 6.12.57+deb13-amd64 "$ROOT/tests/fixes/cmdline.patch"
+	refused series-5.10 1 'klpc build supports 6.1 (bookworm) kernels; 5.10 is not supported' \
+		-k 5.10.0-30-amd64 "$ROOT/tests/fixes/cmdline.patch"
+	refused prepare-series-6.12 1 '6.12 is not supported yet' --prepare -k 6.12.57+deb13-amd64
+	[ ! -e "${KLPC_CACHE:-/var/cache/klpc}/build/6.12.57+deb13-amd64" ] ||
+		case_result fail series-6.12-cache "a cache for 6.12.57+deb13-amd64 was made"
+}
+
 # kbuild_fallback KVER: a unit that needs a file Kbuild generates (the
 # units of security/selinux need flask.h) does not compile with Kbuild's
 # command in the farm; it is compiled by Kbuild, in a copy of the tree,
@@ -234,13 +248,13 @@ main() {
 	export KLPC_VMLINUX_ID="${KLPC_VMLINUX_ID:-0000000000000000000000000000000000000000}"
 	trap 'rm -rf "$TMP"' EXIT
 	refused usage 2 'usage\|klpc-build' -k "$1"
-	refused no-headers 1 'no headers for 0.0.0-none' -k 0.0.0-none \
+	refused no-headers 1 'no headers for 6.1.0-0-none' -k 6.1.0-0-none \
 		"$ROOT/tests/fixes/cmdline.patch"
 	refused no-diff 1 'no such file' -k "$1" "$TMP/none.patch"
 	refused prepare-and-fix 2 'usage\|klpc-build' --prepare -k "$1" \
 		"$ROOT/tests/fixes/cmdline.patch"
-	refused prepare-no-headers 1 'no headers for 0.0.0-none' --prepare \
-		-k 0.0.0-none
+	refused prepare-no-headers 1 'no headers for 6.1.0-0-none' --prepare \
+		-k 6.1.0-0-none
 	prepared "$1"
 	kbuild_elsewhere "$1"
 	# another pahole than the one that built the target's module BTF
@@ -316,6 +330,7 @@ main() {
 			case_result ok "$_name"
 		fi
 	done
+	series_cases
 	kbuild_fallback "$1"
 	untouched "$1"
 	cases_summary build

@@ -13,10 +13,29 @@
 #
 # Sourced by klp-build/klpc-build; sets TGT_* and SRC_* variables.
 
+# The kernel series klpc build is tested on: Debian 12's (bookworm).
+# Another series compiles differently (its Kbuild, its objtool, its
+# livepatch ABI): a patch built for it would be built blind, so it is
+# refused before anything is fetched.
+KLPC_SERIES="6.1"
+
+# check_series KVER: TGT_SERIES ("6.1"), one of KLPC_SERIES, else refused
+check_series() {
+	TGT_SERIES=$(echo "$1" | sed -n 's/^\([0-9]*\.[0-9]*\)[.+-].*$/\1/p')
+	[ -n "$TGT_SERIES" ] || fail "cannot read a kernel series from '$1'"
+	case " $KLPC_SERIES " in *" $TGT_SERIES "*) return 0 ;; esac
+	case $TGT_SERIES in
+	# Debian 13 (trixie): issue 36
+	6.12) fail "$1: klpc build supports 6.1 (bookworm) kernels; 6.12 is not supported yet" ;;
+	*) fail "$1: klpc build supports 6.1 (bookworm) kernels; $TGT_SERIES is not supported" ;;
+	esac
+}
+
 # target_facts KVER: TGT_KVER, TGT_KDIR, TGT_PKGVER, TGT_SERIES ("6.1"),
 # TGT_CC (the compiler's command) and TGT_CC_TEXT (its version line).
 target_facts() {
 	TGT_KVER=$1
+	check_series "$1"
 	TGT_KDIR=/usr/src/linux-headers-$TGT_KVER
 	[ -f "$TGT_KDIR/.config" ] || TGT_KDIR=/lib/modules/$TGT_KVER/build
 	if [ ! -f "$TGT_KDIR/.config" ] || [ ! -f "$TGT_KDIR/Module.symvers" ]; then
@@ -24,8 +43,6 @@ target_facts() {
 	fi
 	TGT_PKGVER=$(dpkg-query -W -f='${Version}' "linux-headers-$TGT_KVER" 2>/dev/null) ||
 		fail "linux-headers-$TGT_KVER is not an installed package: klpc build needs Debian's headers"
-	TGT_SERIES=$(echo "$TGT_KVER" | sed -n 's/^\([0-9]*\.[0-9]*\)[.+-].*$/\1/p')
-	[ -n "$TGT_SERIES" ] || fail "cannot read a kernel series from '$TGT_KVER'"
 	TGT_CC_TEXT=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$TGT_KDIR/.config")
 	[ -n "$TGT_CC_TEXT" ] || fail "$TGT_KDIR/.config has no CONFIG_CC_VERSION_TEXT"
 	TGT_CC=${TGT_CC_TEXT%% *}
