@@ -239,6 +239,48 @@ kbuild_fallback() {
 		-k "$1" "$ROOT/tests/fixes/kbuild-fallback.patch"
 }
 
+# layout_cases KVER: the special sections' entry sizes klpc build probed
+# from KVER's headers (klpc-emit's probe, compiled once per KVER) are
+# 6.1's, and a build from the prepared tree does not probe again; a unit
+# with kept alternatives (kvm's x86.o of refuse-module-key.patch, given as
+# vmlinux's: its keys not checked) is refused, naming .altinstructions,
+# when the layout does not give that size, and cut down when it does
+layout_cases() {
+	_layout=${KLPC_CACHE:-/var/cache/klpc}/build/$1/layout
+	_want='__bug_table 12 __jump_table 16 .altinstructions 12 __ex_table 12 .static_call_sites 8 .parainstructions 16 .retpoline_sites 4 .return_sites 4 .smp_locks 4 __mcount_loc 8 .orc_unwind_ip 4 .orc_unwind 6'
+	_got=$(sort "$_layout" 2>/dev/null | paste -sd' ' -)
+	if [ "$_got" = "$(echo "$_want" | xargs -n 2 | sort | paste -sd' ' -)" ]; then
+		case_result ok layout-probe
+	else
+		case_result fail layout-probe "$_layout says '$_got'"
+	fi
+	_before=$(ls -l --time-style=full-iso "$_layout")
+	_msg=$("$BUILD" -k "$1" -o "$TMP/layout.ko" --keep \
+		"$ROOT/tests/fixes/refuse-module-key.patch" 2>&1) || :
+	_work=$(echo "$_msg" | sed -n 's/^klpc build: work directory kept: //p')
+	[ "$(ls -l --time-style=full-iso "$_layout")" = "$_before" ] ||
+		case_result fail layout-cached "the build probed $_layout again"
+	grep -v '^\.altinstructions ' "$_layout" >"$TMP/layout.noalt"
+	sed 's/^kvm /vmlinux /' "$_work/changes" >"$TMP/layout.changes"
+	for _l in "$TMP/layout.noalt" "$_layout"; do
+		rm -rf "$TMP/layout.d"
+		mkdir "$TMP/layout.d"
+		_st=0
+		_out=$("$ROOT/klp-build/emit/klpc-emit" --layout "$_l" \
+			"$_work/orig" "$_work/patched" "$TMP/layout.changes" \
+			"$TMP/layout.d" 2>&1) || _st=$?
+		echo "$_st $_out" | head -n 1
+	done >"$TMP/layout.out"
+	if ! head -n 1 "$TMP/layout.out" | grep -q '^1 .*x86.o: .altinstructions: the target.s size of its entries (struct alt_instr) is not known'; then
+		case_result fail layout-refused "$(head -n 1 "$TMP/layout.out")"
+	elif ! readelf -SW "$TMP/layout.d/u0.o_shipped" | grep -q ' \.altinstructions '; then
+		case_result fail layout-refused "with .altinstructions: $(sed -n 2p "$TMP/layout.out")"
+	else
+		case_result ok layout-refused
+	fi
+	rm -rf "$_work"
+}
+
 main() {
 	[ $# -eq 1 ] || { echo "usage: $0 KVER" >&2; exit 2; }
 	TMP=$(mktemp -d)
@@ -332,6 +374,7 @@ main() {
 	done
 	series_cases
 	kbuild_fallback "$1"
+	layout_cases "$1"
 	untouched "$1"
 	cases_summary build
 }

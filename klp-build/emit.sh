@@ -51,6 +51,29 @@ emit_kallsyms() {
 	[ -n "$KALLSYMS" ] || image_kallsyms
 }
 
+# emit_layout: EMIT_LAYOUT, the target's entry size of each special
+# section (klpc-emit's probe of their types compiled against the target's
+# headers: emit/layout.c), kept beside the prepared tree until it or
+# klpc-emit is newer
+emit_layout() {
+	EMIT_LAYOUT=$KLPC_CACHE/build/$TGT_KVER/layout
+	[ -z "$(find "$EMIT_LAYOUT" -newer "${EMIT_LAYOUT%/*}/prepared" \
+		-newer "$KLPC_EMIT" 2>/dev/null)" ] || return 0
+	mkdir -p "$WORK/layout"
+	_objs=$("$KLPC_EMIT" --layout-probe "$WORK/layout") || fail "$_objs"
+	# a type the target lacks fails alone: its section gets no size
+	# shellcheck disable=SC2086 # object names
+	make -k -C "$TGT_KDIR" M="$WORK/layout" -j"$JOBS" $_objs \
+		>"$WORK/layout/make.log" 2>&1 || :
+	objdump -h "$WORK/layout"/*.o 2>/dev/null |
+		awk '$2 ~ /^\.klpc_layout\./ { print substr($2, 14), $3 }' |
+		while read -r _sec _hex; do printf '%s %d\n' "$_sec" "0x$_hex"; done \
+		>"$EMIT_LAYOUT.$$"
+	[ -s "$EMIT_LAYOUT.$$" ] ||
+		fail "the special sections' entry sizes of $TGT_KVER: $(grep -m 1 'error' "$WORK/layout/make.log")"
+	mv -f "$EMIT_LAYOUT.$$" "$EMIT_LAYOUT"
+}
+
 # emit_objects: WORK/module/uN.o_shipped per changed unit, klpc-hook.h
 # (the hook's lists) and replaces (the replaced functions), by klpc-emit
 emit_objects() {
@@ -61,8 +84,9 @@ emit_objects() {
 		set -- "$@" --cve "$_c"
 	done
 	[ "$OPT_REPLACE" != 0 ] || set -- "$@" --no-replace
+	emit_layout
 	_st=0
-	_out=$("$KLPC_EMIT" "$@" "$WORK/orig" "$WORK/patched" "$WORK/changes" \
+	_out=$("$KLPC_EMIT" --layout "$EMIT_LAYOUT" "$@" "$WORK/orig" "$WORK/patched" "$WORK/changes" \
 		"$WORK/module" 2>&1) || _st=$?
 	[ "$_st" != 3 ] ||
 		fail "$FIX_LABEL changes no function the kernel calls: nothing to patch"

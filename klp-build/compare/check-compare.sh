@@ -321,14 +321,15 @@ EOF
 # emit_one NAME: klpc-emit over NAME-a.o and NAME-b.o as the one unit
 # t.o of a module "testmod" (no kernel to place its names in: a module's
 # unexported symbols are its own), with the comparison's lines in
-# NAME.changes: NAME-out.o, the cut-down object; messages in NAME.emit
+# NAME.changes: NAME-out.o, the cut-down object; messages in NAME.emit.
+# The special sections' entry sizes are LAYOUT's.
 emit_one() {
 	rm -rf "$DIR/$1.emit.d"
 	mkdir -p "$DIR/$1.emit.d/orig" "$DIR/$1.emit.d/patched" "$DIR/$1.emit.d/out"
 	cp "$DIR/$1-a.o" "$DIR/$1.emit.d/orig/t.o"
 	cp "$DIR/$1-b.o" "$DIR/$1.emit.d/patched/t.o"
 	sed 's/^/testmod t.o /' "$DIR/$1.changes" >"$DIR/$1.emit.d/changes"
-	"$EMIT" "$DIR/$1.emit.d/orig" "$DIR/$1.emit.d/patched" \
+	"$EMIT" --layout "$LAYOUT" "$DIR/$1.emit.d/orig" "$DIR/$1.emit.d/patched" \
 		"$DIR/$1.emit.d/changes" "$DIR/$1.emit.d/out" >"$DIR/$1.emit" 2>&1 &&
 		cp "$DIR/$1.emit.d/out/u0.o_shipped" "$DIR/$1-out.o"
 }
@@ -645,17 +646,42 @@ case_annot_force_local() {
 	fi
 }
 
+# case_emit_no_layout: an entry size the layout does not give (and the
+# section's sh_entsize does not either) is refused, naming the section,
+# not guessed
+case_emit_no_layout() {
+	printf 'changed f\n' >"$DIR/nolayout.changes"
+	cp "$DIR/onceadj-a.o" "$DIR/nolayout-a.o"
+	cp "$DIR/onceadj-b.o" "$DIR/nolayout-b.o"
+	printf '# no __mcount_loc\n__bug_table 12\n' >"$DIR/nolayout.layout"
+	_st=0
+	LAYOUT=$DIR/nolayout.layout
+	emit_one nolayout || _st=$?
+	LAYOUT=$DIR/layout
+	if [ "$_st" != 1 ] || ! grep -q \
+		't.o: __mcount_loc: the target.s size of its entries (unsigned long) is not known' \
+		"$DIR/nolayout.emit"; then
+		case_result fail emit-no-layout "exit $_st: $(cat "$DIR/nolayout.emit")"
+	else
+		case_result ok emit-no-layout
+	fi
+}
+
 main() {
 	[ -x "$COMPARE" ] || { echo "no $COMPARE: make klp-build/compare/klpc-compare"; exit 1; }
 	[ -x "$EMIT" ] || make -s -C "$ROOT" klp-build/emit/klpc-emit
 	rm -rf "$DIR"
 	mkdir -p "$DIR"
 	cases_start "$DIR/cases"
+	# the entry sizes of the special sections these units have (the
+	# host's x86-64 gcc, as the kernel's: klpc build probes the target's)
+	LAYOUT=$DIR/layout
+	echo '__mcount_loc 8' >"$LAYOUT"
 	for c in same body inline notrace global_notrace data rodata init \
 		line strings new static_local static_renumbered digits key_order \
 		emit_cold_only emit_cold_kept emit_clone_cold emit_once_new \
 		emit_once_adjacent emit_imm_static once_clone annot_ignore \
-		annot_section annot_force annot_force_local; do
+		annot_section annot_force annot_force_local emit_no_layout; do
 		"case_$c"
 	done
 		cases_summary compare

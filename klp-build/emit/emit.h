@@ -73,6 +73,23 @@ struct emit_changes {
 	size_t nr;
 };
 
+/**
+ * struct emit_special - a section of fixed-size entries that describe code
+ * @name:	the section
+ * @header:	the target's header that declares the entries' type
+ * @type:	their C type, whose size is the target's entry size (layout.c)
+ * @pair:	a section whose entries go with these one for one, or NULL
+ *		(.orc_unwind, whose entries have no relocations)
+ * @follows:	this section is another one's @pair: filtered with it
+ */
+struct emit_special {
+	const char *name;
+	const char *header;
+	const char *type;
+	const char *pair;
+	bool follows;
+};
+
 int emit_err(struct emit *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -96,10 +113,22 @@ size_t emit_sym_at(const struct emit *e, size_t sec, long long off);
 int emit_callbacks(struct emit *e);
 
 /* special.c */
+extern const struct emit_special emit_specials[];
 bool emit_is_special(const char *name);
+size_t emit_entry_size(struct emit *e, const struct emit_special *sp,
+		       size_t sec);
 bool emit_entry_kept(const struct emit *e, size_t sec, size_t size, size_t i);
 int emit_special_sections(struct emit *e);
 int emit_filter_special(struct emit *e);
+
+/* layout.c */
+int emit_read_layout(const char *path);
+size_t emit_layout_size(const char *name);
+int emit_layout_probe(const char *dir);
+
+/* keys.c */
+int emit_read_vmlinux_exports(const char *path);
+int emit_jump_keys(struct emit *e, size_t sec, size_t size);
 
 /* output.c */
 int emit_output(struct emit *e, const char *prefix, const char *path);

@@ -13,6 +13,13 @@
  * patch's code has of the running kernel is placed once (place.c), and
  * OUT_DIR/klpc-hook.h and OUT_DIR/replaces are written (hook.c).
  *
+ * --layout FILE gives the target's entry size of each special section
+ * ("NAME SIZE" lines: special.c, layout.c; the sizes no layout gives are
+ * only those of the sections' sh_entsize); klpc-emit --layout-probe DIR
+ * writes the probe that Kbuild compiles into that file.  The -s files'
+ * lines of vmlinux are also the keys a module's jump labels may use
+ * (keys.c).
+ *
  * Exit 0; 3 when the diff changes no function the kernel calls and
  * declares no callback (nothing to patch); 1 with a message naming the
  * unit and what could not be kept or placed; 2 on a usage error.
@@ -34,6 +41,8 @@ static const struct option options[] = {
 	{ "desc", required_argument, NULL, 'd' },
 	{ "cve", required_argument, NULL, 'c' },
 	{ "no-replace", no_argument, NULL, 'n' },
+	{ "layout", required_argument, NULL, 'L' },
+	{ "layout-probe", required_argument, NULL, 'P' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -47,7 +56,9 @@ static void usage(FILE *f)
 	      "      --label TEXT     what the patch is made from, for the hook's comment\n"
 	      "      --desc TEXT      the patch's description\n"
 	      "      --cve ID         a CVE the patch fixes; repeat\n"
-	      "      --no-replace     stack on the patches before (default: cumulative)\n",
+	      "      --no-replace     stack on the patches before (default: cumulative)\n"
+	      "      --layout FILE    the target's special sections' entry sizes (layout.c)\n"
+	      "   or: klpc-emit --layout-probe DIR  (the probe that gives them)\n",
 	      f);
 }
 
@@ -65,9 +76,16 @@ static int parse(int argc, char **argv, struct patch *p)
 			p->have_ksyms = true;
 			break;
 		case 's':
-			if (symvers_read(&p->exports, optarg))
+			if (symvers_read(&p->exports, optarg) ||
+			    emit_read_vmlinux_exports(optarg))
 				return 1;
 			break;
+		case 'L':
+			if (emit_read_layout(optarg))
+				return 1;
+			break;
+		case 'P':
+			exit(emit_layout_probe(optarg) ? 1 : 0);
 		case 'K':
 			p->kver = optarg;
 			break;
