@@ -32,10 +32,34 @@ void symvers_add(struct symvers *sv, const char *name)
 	sv->sorted = false;
 }
 
-int symvers_read(struct symvers *sv, const char *path)
+/*
+ * Is @field (a Module.symvers line's MODULE: "vmlinux", or a module's
+ * path less ".ko", "arch/x86/kvm/kvm-intel") module @module, named as
+ * KBUILD_MODNAME names it ("kvm_intel")?
+ */
+static bool is_module(const char *field, const char *module)
+{
+	const char *base = strrchr(field, '/');
+
+	for (base = base ? base + 1 : field; *base && *module; base++, module++)
+		if (*base != *module && !(*base == '-' && *module == '_'))
+			return false;
+	return !*base && !*module;
+}
+
+/**
+ * symvers_read_module() - the symbols one object exports
+ * @sv:		the set, added to
+ * @path:	a Module.symvers
+ * @module:	"vmlinux", or a module's name; NULL: every object's
+ *
+ * Return: 0, or -1 after a message.
+ */
+int symvers_read_module(struct symvers *sv, const char *path,
+			const char *module)
 {
 	FILE *f = fopen(path, "r");
-	char *line = NULL, *name, *end;
+	char *line = NULL, *name, *end, *mod;
 	size_t cap = 0, lineno = 0;
 	int ret = 0;
 
@@ -53,11 +77,26 @@ int symvers_read(struct symvers *sv, const char *path)
 			break;
 		}
 		*end = '\0';
-		symvers_add(sv, name + 1);
+		mod = end + 1;
+		mod[strcspn(mod, "\t\n")] = '\0';
+		if (!module || is_module(mod, module))
+			symvers_add(sv, name + 1);
 	}
 	free(line);
 	fclose(f);
 	return ret;
+}
+
+/**
+ * symvers_read() - the symbols a Module.symvers says are exported
+ * @sv:		the set, added to
+ * @path:	the file
+ *
+ * Return: 0, or -1 after a message.
+ */
+int symvers_read(struct symvers *sv, const char *path)
+{
+	return symvers_read_module(sv, path, NULL);
 }
 
 static int cmp(const void *a, const void *b)

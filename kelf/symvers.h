@@ -17,6 +17,8 @@ struct symvers {
 
 void symvers_add(struct symvers *sv, const char *name);
 int symvers_read(struct symvers *sv, const char *path);
+int symvers_read_module(struct symvers *sv, const char *path,
+			const char *module);
 bool symvers_has(struct symvers *sv, const char *name);
 void symvers_free(struct symvers *sv);
 

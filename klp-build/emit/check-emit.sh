@@ -14,12 +14,13 @@ EMIT=$ROOT/klp-build/emit/klpc-emit
 DIR=${1:-$ROOT/build/check/emit}
 CFLAGS='-O2 -ffunction-sections -fdata-sections -pg -mfentry -mrecord-mcount -fno-pic -mcmodel=kernel -fno-asynchronous-unwind-tables'
 
-# unit NAME K: NAME.o, whose changed f calls the unit's static helper()
-# and multiplies by K
+# unit NAME K [CODE]: NAME.o, whose changed f calls the unit's static
+# helper() and multiplies by K, after CODE
 unit() {
 	cat >"$DIR/$1.c" <<EOF
 static __attribute__((noinline)) int helper(int v) { return v + 1; }
-int f(int v) { return helper(v) * $2; }
+extern int vmexp(int v), modexp(int v);
+int f(int v) { ${3:-} return helper(v) * $2; }
 int g(int v) { return v - 1; }
 EOF
 	# shellcheck disable=SC2086 # a list of flags
@@ -57,14 +58,21 @@ syms() {
 }
 
 # run_emit DIR: klpc-emit over DIR/orig, DIR/patched and DIR/changes
-# into DIR/out, with the kernel's symbols in WORKDIR/kallsyms and
-# __fentry__ exported; status in ST, messages in OUT
+# into DIR/out, with the kernel's symbols in WORKDIR/kallsyms, its
+# special sections' sizes, and __fentry__, vmexp and __SCK__vmkey
+# exported by vmlinux, modexp by the module somemod; status in ST,
+# messages in OUT
 run_emit() {
 	mkdir -p "$1/out"
-	printf '0x00000000\t__fentry__\tvmlinux\tEXPORT_SYMBOL\t\n' >"$1/symvers"
+	for _s in __fentry__:vmlinux vmexp:vmlinux __SCK__vmkey:vmlinux \
+		modexp:drivers/misc/somemod; do
+		printf '0x00000000\t%s\t%s\tEXPORT_SYMBOL\t\n' "${_s%%:*}" "${_s#*:}"
+	done >"$1/symvers"
+	printf '__mcount_loc 8\n.static_call_sites 8\n__jump_table 16\n' >"$1/layout"
 	ST=0
 	OUT=$("$EMIT" --kallsyms "$DIR/kallsyms" -s "$1/symvers" --kver T \
-		"$1/orig" "$1/patched" "$1/changes" "$1/out" 2>&1) || ST=$?
+		--layout "$1/layout" "$1/orig" "$1/patched" "$1/changes" "$1/out" 2>&1) ||
+		ST=$?
 }
 
 # emit NAME OBJECT: klpc-emit over one unit t.o of OBJECT whose f changed
@@ -132,6 +140,63 @@ case_places() {
 		'.name = "somemod",' 'somemod:f'
 }
 
+# a static call site as static_call() makes one: a call to the key's
+# trampoline, an entry of the call and the key
+static_call() {
+	printf '%s' "asm volatile(\"1: call __SCT__$1\\n.pushsection .static_call_sites, \\\"a\\\"\\n.long 1b - .\\n.long __SCK__$1 - .\\n.popsection\");"
+}
+
+# a jump label as static_branch_unlikely() makes one: a nop, and an entry
+# of the code, the target and the key
+jump_label() {
+	printf '%s' "asm volatile(\"1: nop\\n2:\\n.pushsection __jump_table, \\\"aw\\\"\\n.balign 8\\n.long 1b - .\\n.long 2b - .\\n.quad $1 - .\\n.popsection\");"
+}
+
+# a module unit: a symbol its module exports is the module's (a plain
+# relocation would make the patch depend on the module), one vmlinux
+# exports stays plain; a static call through the module's own key is
+# refused, one through vmlinux's exported key is not
+case_module() {
+	unit mod-a 2
+	unit mod-b 3 'v = vmexp(v) + modexp(v);'
+	cp "$DIR/mod-a.o" "$DIR/place-a.o"
+	cp "$DIR/mod-b.o" "$DIR/place-b.o"
+	emit modexp somemod
+	if [ "$ST" != 0 ]; then
+		case_result fail modexp "exit $ST: $OUT"
+	elif ! grep -qF 'KLPC_SYMBOL(modexp, "somemod", 0);' "$DIR/modexp.d/out/klpc-hook.h" ||
+		grep -q 'KLPC_SYMBOL(vmexp' "$DIR/modexp.d/out/klpc-hook.h"; then
+		case_result fail modexp "$(grep KLPC_SYMBOL "$DIR/modexp.d/out/klpc-hook.h" | paste -sd' ' -)"
+	else
+		case_result ok modexp
+	fi
+	unit mod-b 3 "$(static_call modkey)"
+	cp "$DIR/mod-b.o" "$DIR/place-b.o"
+	refused modkey somemod "f uses static call key __SCK__modkey of somemod: a static call through a module's key cannot be patched"
+	unit mod-b 3 "$(static_call vmkey)"
+	cp "$DIR/mod-b.o" "$DIR/place-b.o"
+	emit vmkey somemod
+	if [ "$ST" != 0 ]; then
+		case_result fail vmkey "exit $ST: $OUT"
+	else
+		case_result ok vmkey
+	fi
+	# a key that is new data of the patch (a new dynamic debug
+	# descriptor) is the patch module's own: linked when it loads
+	unit mod-b 3 "$(jump_label ownkey)"
+	echo 'char ownkey[16];' >>"$DIR/mod-b.c"
+	# shellcheck disable=SC2086 # a list of flags
+	gcc $CFLAGS -c -o "$DIR/place-b.o" "$DIR/mod-b.c"
+	emit ownkey somemod
+	echo 'somemod t.o new-data ownkey' >>"$DIR/ownkey.d/changes"
+	run_emit "$DIR/ownkey.d"
+	if [ "$ST" != 0 ]; then
+		case_result fail ownkey "exit $ST: $OUT"
+	else
+		case_result ok ownkey
+	fi
+}
+
 # a new global function of one unit that another's changed f calls is
 # the patch's own: neither placed in the kernel nor refused
 case_new_global() {
@@ -165,6 +230,7 @@ main() {
 	mkdir -p "$DIR"
 	cases_start "$DIR/cases"
 	case_places
+	case_module
 	case_new_global
 	cases_summary emit
 }

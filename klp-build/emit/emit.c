@@ -74,8 +74,10 @@ static int one_change(struct emit *e, const char *what, const char *name,
 	return emit_keep_symbol(e, idx);
 }
 
-/* unit @unit's lines of @ch, twin lines first: "changed" names the
- * kernel's symbol */
+/*
+ * unit @unit's lines of @ch, twin lines first: "changed" names the
+ * kernel's symbol
+ */
 static int apply_changes(struct emit *e, const struct emit_changes *ch,
 			 const char *unit)
 {

@@ -127,8 +127,7 @@ size_t emit_layout_size(const char *name);
 int emit_layout_probe(const char *dir);
 
 /* keys.c */
-int emit_read_vmlinux_exports(const char *path);
-int emit_jump_keys(struct emit *e, size_t sec, size_t size);
+int emit_module_keys(struct emit *e, size_t sec, size_t size);
 
 /* output.c */
 int emit_output(struct emit *e, const char *prefix, const char *path);

@@ -70,6 +70,7 @@ void patch_free(struct patch *p)
 	free(p->cbs);
 	free(p->syms);
 	symvers_free(&p->exports);
+	symvers_free(&p->vmlinux_exports);
 	symvers_free(&p->defined);
 	ksyms_free(&p->ksyms);
 }

@@ -1,76 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * keys.c - the static keys of the jump labels a patch carries
+ * keys.c - the static keys of the jump labels and static calls a patch
+ * carries
  *
- * A jump label's entry (__jump_table) names its static key.  The loader
- * links the patch module's entries to their keys when the module loads
- * (jump_label_add_module()).  A key of vmlinux is there then: one vmlinux
+ * A jump label's entry (__jump_table) and a static call site's
+ * (.static_call_sites) name a key.  The loader links the patch module's
+ * entries to their keys when the module comes (jump_label_add_module(),
+ * static_call_add_module()).  A key of vmlinux is there then: one vmlinux
  * exports is a plain relocation, and the others' livepatch relocations
- * are applied when the patch is enabled, before the code runs.  A key of
- * a module (the unit's own, or another unit's of the module) is given by
- * a livepatch relocation applied only when that module comes, long after
- * the jump labels were set up: the entry names no key, and the branch is
- * never switched or is switched on a wrong key.  Refused, as kpatch and
- * upstream klp-build do; the source can use static_key_enabled() there.
+ * are applied by the loader too (.klp.rela.vmlinux.*).  A key of a
+ * module (the unit's own, or another unit's of the module) is given by a
+ * livepatch relocation applied only when that module comes, long after
+ * the entries were linked: the entry names no key, and the branch is
+ * never switched, or the call site is followed to a wrong key.  Refused,
+ * as kpatch and upstream klp-build do; the source can use
+ * static_key_enabled() or a plain call there.
  */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "emit.h"
 #include "util.h"
-
-static struct {
-	char **names;
-	size_t nr;
-} vmlinux_exports;
-
-static int cmp(const void *a, const void *b)
-{
-	return strcmp(*(char * const *)a, *(char * const *)b);
-}
-
-/**
- * emit_read_vmlinux_exports() - the symbols vmlinux exports
- * @path:	a Module.symvers ("CRC NAME MODULE EXPORT NAMESPACE", tabs):
- *		the target's; the lines of other modules are not read
- *
- * Return: 0, or -1 after a message.
- */
-int emit_read_vmlinux_exports(const char *path)
-{
-	char line[1024], *name, *mod, *end;
-	FILE *f = fopen(path, "r");
-
-	if (!f) {
-		kelf_err(path, "%s", strerror(errno));
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		name = strchr(line, '\t');
-		mod = name ? strchr(name + 1, '\t') : NULL;
-		end = mod ? strchr(mod + 1, '\t') : NULL;
-		if (!end)
-			continue;
-		*mod = *end = '\0';
-		if (strcmp(mod + 1, "vmlinux"))
-			continue;
-		vmlinux_exports.names = xrealloc(vmlinux_exports.names,
-						 (vmlinux_exports.nr + 1) * sizeof(char *));
-		vmlinux_exports.names[vmlinux_exports.nr++] = xstrdup(name + 1);
-	}
-	fclose(f);
-	qsort(vmlinux_exports.names, vmlinux_exports.nr, sizeof(char *), cmp);
-	return 0;
-}
-
-static bool vmlinux_exports_has(const char *name)
-{
-	return vmlinux_exports.nr &&
-	       bsearch(&name, vmlinux_exports.names, vmlinux_exports.nr,
-		       sizeof(char *), cmp);
-}
 
 /*
  * The function or object relocation @r of @sec reaches (@mask: the bits
@@ -98,7 +47,7 @@ static bool in_code(const struct emit *e, const Elf64_Sym *s)
 
 /* refuse the key of entry @code (the relocation of its first field) */
 static int module_key(struct emit *e, size_t sec, const Elf64_Rela *code,
-		      const Elf64_Rela *key)
+		      const Elf64_Rela *key, bool call)
 {
 	size_t nr, func = reached(e, sec, code, 0);
 	/* a key's low bits say the branch's default and type */
@@ -107,17 +56,25 @@ static int module_key(struct emit *e, size_t sec, const Elf64_Rela *code,
 	const char *kname = k ? kelf_sym_name(&e->elf, &syms[k]) : "(a key no symbol names)";
 	const char *fname;
 
-	if (k && syms[k].st_shndx == SHN_UNDEF && vmlinux_exports_has(kname))
+	/* the patch's own key (a new dynamic debug descriptor), or vmlinux's */
+	if (k && (e->fate[k] == EMIT_KEEP ||
+		  (syms[k].st_shndx == SHN_UNDEF &&
+		   symvers_has(&e->patch->vmlinux_exports, kname))))
 		return 0;
 	fname = func ? kelf_sym_name(&e->elf, &syms[func]) : "the patched code";
+	if (call)
+		return emit_err(e, "%s uses static call key %s of %s: %s", fname,
+				kname, e->object,
+				"a static call through a module's key cannot be patched");
 	return emit_err(e, "%s uses static key %s of %s: %s", fname, kname,
 			e->object, "a jump label to a module's key cannot be patched");
 }
 
 /**
- * emit_jump_keys() - refuse a kept jump label whose key is a module's
+ * emit_module_keys() - refuse a kept jump label or static call site whose
+ *			key is a module's
  * @e:		the unit; e->object is the module it is linked into
- * @sec:	__jump_table
+ * @sec:	__jump_table or .static_call_sites
  * @size:	its entry size
  *
  * The key is the relocation of an entry that does not reach code.  In a
@@ -127,8 +84,9 @@ static int module_key(struct emit *e, size_t sec, const Elf64_Rela *code,
  *
  * Return: 0, or -1 after a message naming the function and the key.
  */
-int emit_jump_keys(struct emit *e, size_t sec, size_t size)
+int emit_module_keys(struct emit *e, size_t sec, size_t size)
 {
+	bool call = !strcmp(e->elf.secs[sec].name, ".static_call_sites");
 	size_t nr, nsyms, i, j;
 	const Elf64_Rela *r = kelf_relas_of(&e->elf, sec, &nr);
 	const Elf64_Sym *syms = kelf_syms(&e->elf, &nsyms);
@@ -150,7 +108,7 @@ int emit_jump_keys(struct emit *e, size_t sec, size_t size)
 			    in_code(e, &syms[at]) :
 			    ELF64_ST_TYPE(syms[at].st_info) == STT_FUNC)
 				continue;
-			if (module_key(e, sec, &r[i], &r[j]))
+			if (module_key(e, sec, &r[i], &r[j], call))
 				return -1;
 		}
 	}

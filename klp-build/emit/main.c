@@ -77,8 +77,12 @@ static int parse(int argc, char **argv, struct patch *p)
 			break;
 		case 's':
 			if (symvers_read(&p->exports, optarg) ||
-			    emit_read_vmlinux_exports(optarg))
+			    symvers_read_module(&p->vmlinux_exports, optarg,
+						"vmlinux"))
 				return 1;
+			p->symvers = xrealloc(p->symvers, (p->nsymvers + 1) *
+					      sizeof(*p->symvers));
+			p->symvers[p->nsymvers++] = optarg;
 			break;
 		case 'L':
 			if (emit_read_layout(optarg))
@@ -142,6 +146,7 @@ int main(int argc, char **argv)
 out:
 	emit_free_changes(&ch);
 	free(p.cves);
+	free(p.symvers);
 	patch_free(&p);
 	return ret;
 }

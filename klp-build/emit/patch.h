@@ -67,14 +67,16 @@ struct patch_callback {
 struct patch_symbol {
 	char *object;		/* where it is looked up when the patch loads */
 	char *name;
-	long pos;		/* -1: vmlinux has none (an error unless a
-				 * unit of the patch defines it) */
+	long pos;		/* -1: vmlinux has none: an error unless a
+				   unit of the patch defines it */
 	char *unit;		/* the unit that uses it, for messages */
 };
 
 /**
  * struct patch - the patch being emitted
  * @exports:	what the kernel and klpc export (the -s files)
+ * @vmlinux_exports: what vmlinux exports
+ * @symvers:	the -s files, @nsymvers of them
  * @ksyms:	the target's vmlinux symbols (--kallsyms), if read
  * @have_ksyms:	whether they were
  * @defined:	the names the patch's units define (not the kernel's)
@@ -89,6 +91,9 @@ struct patch_symbol {
  */
 struct patch {
 	struct symvers exports;
+	struct symvers vmlinux_exports;
+	const char **symvers;
+	size_t nsymvers;
 	struct ksyms ksyms;
 	bool have_ksyms;
 	struct symvers defined;

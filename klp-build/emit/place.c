@@ -12,7 +12,9 @@
  * - an unexported symbol a vmlinux unit's code uses: vmlinux's, its
  *   sympos when vmlinux has several of that name;
  * - an unexported symbol a module unit's code uses: the module's own (a
- *   module can only have used exported symbols and its own).
+ *   module can only have used exported symbols and its own); and one the
+ *   module itself exports: as a plain relocation it would make the patch
+ *   depend on the module, which could then not load before it.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -126,11 +128,43 @@ static int place_funcs(struct patch *p, const char *unit, size_t n,
 	return 0;
 }
 
-/* the unexported symbols cut object @cut uses, placed in @object */
+/* what module @object exports itself, into @own */
+static int own_exports(struct patch *p, const char *object,
+		       struct symvers *own)
+{
+	size_t i;
+
+	for (i = 0; i < p->nsymvers; i++)
+		if (symvers_read_module(own, p->symvers[i], object))
+			return -1;
+	return 0;
+}
+
+/* the symbols a module unit's cut object @cut uses that are @object's */
+static int place_module_symbols(struct patch *p, const char *unit,
+				const char *object, const struct kelf *cut)
+{
+	size_t nr, i;
+	const Elf64_Sym *syms = kelf_syms(cut, &nr);
+	struct symvers own = { 0 };
+
+	if (own_exports(p, object, &own))
+		return -1;
+	for (i = 1; i < nr; i++) {
+		const char *name = kelf_sym_name(cut, &syms[i]);
+
+		if (syms[i].st_shndx == SHN_UNDEF && *name &&
+		    (!symvers_has(&p->exports, name) || symvers_has(&own, name)))
+			add_symbol(p, unit, object, name, 0);
+	}
+	symvers_free(&own);
+	return 0;
+}
+
+/* the unexported symbols a vmlinux unit's cut object @cut uses */
 static int place_symbols(struct patch *p, const char *unit, const char *object,
 			 const struct kelf *cut, struct symvers *anchors)
 {
-	bool vmlinux = !strcmp(object, "vmlinux");
 	size_t nr, i;
 	const Elf64_Sym *syms = kelf_syms(cut, &nr);
 	struct ksym_place at;
@@ -141,10 +175,6 @@ static int place_symbols(struct patch *p, const char *unit, const char *object,
 		if (syms[i].st_shndx != SHN_UNDEF || !*name ||
 		    symvers_has(&p->exports, name))
 			continue;
-		if (!vmlinux) {
-			add_symbol(p, unit, object, name, 0);
-			continue;
-		}
 		ksyms_place(&p->ksyms, name, anchors, &at);
 		if (at.count && at.pos < 0)
 			return place_err(unit, "the patched code uses %s (%zu in vmlinux), and which is this unit's cannot be told",
@@ -177,7 +207,7 @@ int place_unit(struct patch *p, const char *unit, const char *object,
 	defined_names(&c, &p->defined, true);
 	defined_names(&o, &anchors, false);
 	if (strcmp(object, "vmlinux")) {
-		ret = place_symbols(p, unit, object, &c, &anchors);
+		ret = place_module_symbols(p, unit, object, &c);
 		goto out;
 	}
 	if (!p->have_ksyms) {

@@ -230,8 +230,9 @@ int emit_special_sections(struct emit *e)
 					sp->name, e->elf.secs[sec].size, size);
 		if (reach_entries(e, sec, size))
 			return -1;
-		if (!strcmp(sp->name, "__jump_table") &&
-		    emit_jump_keys(e, sec, size))
+		if ((!strcmp(sp->name, "__jump_table") ||
+		     !strcmp(sp->name, ".static_call_sites")) &&
+		    emit_module_keys(e, sec, size))
 			return -1;
 	}
 	return unknown_sections(e);
