@@ -108,14 +108,18 @@ keep_unit() {
 # orig_units UNIT...: WORK/orig: each configured unit's object before the
 # diff, from the cache (the prepared tree never changes) or compiled in
 # the farm with Kbuild's command (JOBS at a time), or, when that fails,
-# by Kbuild; WORK/units lists the configured units.
+# by Kbuild; WORK/units lists the configured units.  A unit Kbuild had to
+# compile (UNIT.kbuild in the cache: it needs a file Kbuild generates) is
+# never taken from the cache: its patched compile needs the generated
+# file as much, and only a Kbuild run in the copy of the tree makes it.
 orig_units() {
 	: >"$WORK/units"
 	: >"$WORK/todo"
 	for _u in "$@"; do
 		if [ -f "$UNIT_CACHE/$_u.none" ]; then
 			continue
-		elif [ -f "$UNIT_CACHE/$_u" ] && [ -f "$UNIT_CACHE/$_u.cmd" ]; then
+		elif [ -f "$UNIT_CACHE/$_u" ] && [ -f "$UNIT_CACHE/$_u.cmd" ] &&
+			[ ! -f "$UNIT_CACHE/$_u.kbuild" ]; then
 			mkdir -p "$WORK/orig/$(dirname "$_u")"
 			cp "$UNIT_CACHE/$_u" "$UNIT_CACHE/$_u.cmd" "$WORK/orig/$(dirname "$_u")/"
 			echo "$_u" >>"$WORK/units"
@@ -165,6 +169,10 @@ orig_unit() {
 # line of progress between batches
 orig_units_kbuild() {
 	full_tree
+	while read -r _u; do
+		mkdir -p "$UNIT_CACHE/$(dirname "$_u")"
+		: >"$UNIT_CACHE/$_u.kbuild"
+	done <"$WORK/kbuild.todo"
 	_total=$(grep -c . "$WORK/kbuild.todo") || true
 	_batch=$((JOBS * 4))
 	_done=0

@@ -230,12 +230,16 @@ series_cases() {
 # units of security/selinux need flask.h) does not compile with Kbuild's
 # command in the farm; it is compiled by Kbuild, in a copy of the tree,
 # and the module is made (its original object out of the unit cache, so
-# that it is compiled)
+# that it is compiled); and again with its original object cached (the
+# patched one needs Kbuild's generated file as much)
 kbuild_fallback() {
 	rm -f "${SRC%/src}/units/security/selinux/netif.o" \
-		"${SRC%/src}/units/security/selinux/netif.o.cmd"
+		"${SRC%/src}/units/security/selinux/netif.o.cmd" \
+		"${SRC%/src}/units/security/selinux/netif.o.kbuild"
 	built kbuild-fallback "out:copying the prepared tree (for Kbuild)" \
 		"out:changed function: sel_netif_sid" -- \
+		-k "$1" "$ROOT/tests/fixes/kbuild-fallback.patch"
+	built kbuild-fallback-cached "out:changed function: sel_netif_sid" -- \
 		-k "$1" "$ROOT/tests/fixes/kbuild-fallback.patch"
 }
 
