@@ -65,8 +65,27 @@ target_image() {
 			flock -u 7
 		fi
 	fi
-	TGT_IMAGE_ID=$("$KLPC_BUILD_ID" "$TGT_IMAGE") ||
+	TGT_IMAGE_ID=$(image_id) ||
 		fail "cannot read the build ID of $TGT_IMAGE"
+}
+
+# image_id: TGT_IMAGE's build ID, read once (it takes decompressing the
+# image: a second) and kept in the image directory with the image's path,
+# size and time, which must all match for it to be taken again
+image_id() {
+	_key="$TGT_IMAGE $(stat -L -c '%s %Y' "$TGT_IMAGE")"
+	_file=$(image_dir)/build-id
+	if [ "$(sed -n 1p "$_file" 2>/dev/null)" = "$_key" ]; then
+		sed -n 2p "$_file"
+		return 0
+	fi
+	_id=$("$KLPC_BUILD_ID" "$TGT_IMAGE") || return 1
+	# not root and nothing cached (a /boot image): not kept
+	if mkdir -p "$(dirname "$_file")" 2>/dev/null &&
+		printf '%s\n%s\n' "$_key" "$_id" >"$_file.$$" 2>/dev/null; then
+		mv -f "$_file.$$" "$_file"
+	fi
+	echo "$_id"
 }
 
 # image_kallsyms: KALLSYMS, TGT_IMAGE's symbols as the kernel's
