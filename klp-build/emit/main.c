@@ -47,7 +47,7 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fputs("usage: klpc-emit [OPTIONS] ORIG_DIR PATCHED_DIR CHANGES OUT_DIR\n"
 	      "  -k, --kallsyms FILE  the target's symbols (/proc/kallsyms as the image has them)\n"
@@ -107,15 +107,15 @@ static int parse(int argc, char **argv, struct patch *p)
 			p->replace = false;
 			break;
 		case 'h':
-			usage(stdout);
+			print_usage(stdout);
 			exit(0);
 		default:
-			usage(stderr);
+			print_usage(stderr);
 			return 2;
 		}
 	}
 	if (argc - optind != 4) {
-		usage(stderr);
+		print_usage(stderr);
 		return 2;
 	}
 	return 0;

@@ -67,8 +67,9 @@ struct patch_callback {
 struct patch_symbol {
 	char *object;		/* where it is looked up when the patch loads */
 	char *name;
-	long pos;		/* -1: vmlinux has none: an error unless a
-				   unit of the patch defines it */
+	long pos;		/* -1: vmlinux has none (an error unless
+				 * a unit of the patch defines it)
+				 */
 	char *unit;		/* the unit that uses it, for messages */
 };
 

@@ -113,16 +113,20 @@ static int place_funcs(struct patch *p, const char *unit, size_t n,
 			continue;
 		ksyms_place(&p->ksyms, f->kname, anchors, &at);
 		if (!at.count)
-			return place_err(unit, "%s is not in %s's vmlinux: the source does not match it",
-					 f->kname, p->kver);
+			return place_err(unit, "%s is not in %s's vmlinux: %s",
+					 f->kname, p->kver,
+					 "the source does not match it");
 		if (at.pos < 0)
-			return place_err(unit, "vmlinux has %zu functions named %s, and which is this unit's cannot be told",
-					 at.count, f->kname);
+			return place_err(unit, "vmlinux has %zu functions named %s, %s",
+					 at.count, f->kname,
+					 "and which is this unit's cannot be told");
 		size = size_in(orig, f->kname);
 		if (at.gap < 0 || (unsigned long long)at.gap < size ||
 		    (unsigned long long)at.gap >= size + 64)
-			return place_err(unit, "%s compiles to %llu bytes here, the running one takes %lld: the source or compiler does not match %s",
-					 f->kname, size, at.gap, p->kver);
+			return place_err(unit, "%s compiles to %llu bytes here, %s %lld: %s %s",
+					 f->kname, size, "the running one takes",
+					 at.gap, "the source or compiler does not match",
+					 p->kver);
 		f->pos = at.pos;
 	}
 	return 0;
@@ -177,8 +181,9 @@ static int place_symbols(struct patch *p, const char *unit, const char *object,
 			continue;
 		ksyms_place(&p->ksyms, name, anchors, &at);
 		if (at.count && at.pos < 0)
-			return place_err(unit, "the patched code uses %s (%zu in vmlinux), and which is this unit's cannot be told",
-					 name, at.count);
+			return place_err(unit, "the patched code uses %s (%zu in vmlinux), %s",
+					 name, at.count,
+					 "and which is this unit's cannot be told");
 		add_symbol(p, unit, object, name, at.count ? at.pos : -1);
 	}
 	return 0;
@@ -211,7 +216,8 @@ int place_unit(struct patch *p, const char *unit, const char *object,
 		goto out;
 	}
 	if (!p->have_ksyms) {
-		place_err(unit, "no symbols of %s's vmlinux (--kallsyms) to place its functions", p->kver);
+		place_err(unit, "no symbols of %s's vmlinux (--kallsyms) to place its functions",
+			  p->kver);
 		goto out;
 	}
 	if (place_funcs(p, unit, n, &o, &anchors) ||
@@ -257,8 +263,9 @@ static int merge_symbols(struct patch *p)
 			continue;
 		}
 		if (!ret && s->pos < 0)
-			ret = place_err(s->unit, "the patched code uses %s, which %s's vmlinux does not have and nothing exports",
-					s->name, p->kver);
+			ret = place_err(s->unit, "the patched code uses %s, which %s's vmlinux %s",
+					s->name, p->kver,
+					"does not have and nothing exports");
 		else if (!ret && last && !strcmp(last->name, s->name))
 			ret = place_err(NULL, "two units use two different symbols named %s",
 					s->name);
@@ -283,7 +290,8 @@ int place_check(struct patch *p)
 		for (j = i + 1; j < p->ncbs; j++)
 			if (!strcmp(p->cbs[i].object, p->cbs[j].object) &&
 			    !strcmp(p->cbs[i].kind, p->cbs[j].kind))
-				return place_err(NULL, "two %s callbacks for %s: one of each kind per object",
-						 p->cbs[i].kind, p->cbs[i].object);
+				return place_err(NULL, "two %s callbacks for %s: %s",
+						 p->cbs[i].kind, p->cbs[i].object,
+						 "one of each kind per object");
 	return merge_symbols(p);
 }

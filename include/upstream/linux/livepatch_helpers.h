@@ -58,9 +58,9 @@ typedef void (*klp_post_unpatch_t)(struct klp_object *obj);
 #define KLP_PRE_UNPATCH_CALLBACK(fn)	__KLP_CALLBACK(pre_unpatch, fn)
 #define KLP_POST_UNPATCH_CALLBACK(fn)	__KLP_CALLBACK(post_unpatch, fn)
 
-#define __KLPC_STATIC_CALL(tramp, key)	((typeof(tramp) *)READ_ONCE((key).func))
+/* STATIC_CALL_TRAMP(name) and STATIC_CALL_KEY(name), spelled out */
 #define KLP_STATIC_CALL(name)						\
-	__KLPC_STATIC_CALL(STATIC_CALL_TRAMP(name), STATIC_CALL_KEY(name))
+	((typeof(__SCT__##name) *)READ_ONCE(__SCK__##name.func))
 
 #define KLP_SYSCALL_DEFINE1(name, ...)	SYSCALL_DEFINE1(name, __VA_ARGS__)
 #define KLP_SYSCALL_DEFINE2(name, ...)	SYSCALL_DEFINE2(name, __VA_ARGS__)
